@@ -1,0 +1,1 @@
+"""The algorithms, each written once over the executor step vocabulary."""

@@ -1,0 +1,236 @@
+"""The step vocabulary that every algorithm is written in, and the executor registry.
+
+An algorithm (``lagraph_py/algorithms/*.py``) is a short loop of the steps below; an
+executor implements them on one kind of hardware. The steps are GraphBLAS operations on
+opaque *vectors* (sparse: a set of present indices, each with a value) and on adjacency
+*matrices* (the pattern of a :class:`~lagraph_py.Graph`). All masks are structural: an
+entry of the mask is "true" when present, whatever its value. ``docs/executor.md`` holds
+the table of steps with their cpu and gpu implementations.
+
+Group steps (:meth:`Executor.bfs_level`, :meth:`Executor.bfs_push_levels`) are defined
+here by their primitive steps; an executor may replace one with a fused kernel, provided
+the result is the same. The algorithm text never changes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, NamedTuple
+
+import numpy as np
+
+#: Semirings the algorithms use: ``(add monoid, multiply op)``. For ``w = u ⊕.⊗ A``
+#: (vxm) and ``w = A ⊕.⊗ u`` (mxv) the multiply op sees the vector entry ``u(k)`` and
+#: the matrix entry joining ``k`` to the output index; ``secondi`` yields ``k`` itself
+#: (the parent in BFS), ``pair`` yields 1, ``second``/``first`` yield ``u(k)``.
+SEMIRINGS = ("any_secondi", "any_pair", "plus_pair", "min_second", "max_second")
+
+#: Binary operators for :meth:`Executor.ewise_add`, :meth:`Executor.ewise_mult` and
+#: :meth:`Executor.apply`; comparisons give 1/0 as int64.
+BINARY_OPS = ("min", "max", "plus", "minus", "times", "first", "second",
+              "eq", "ne", "lt", "le", "gt", "ge")
+
+#: Predicates for :meth:`Executor.select`: keep ``u(i)`` when ``u(i) <op> thunk``.
+SELECT_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+#: Monoids for :meth:`Executor.reduce` and :meth:`Executor.scatter`.
+MONOIDS = ("min", "max", "plus", "any")
+
+PUSH, PULL = "push", "pull"
+
+
+class LevelStats(NamedTuple):
+    """What the BFS direction rule needs to know after a step (one host sync on a gpu)."""
+
+    nq: int                 #: vertices in the new frontier
+    frontier_edges: int     #: out-edges of the new frontier
+    visited_in_edges: int   #: in-edges of every vertex the step visited
+
+
+class Executor(ABC):
+    """One implementation of the step vocabulary.
+
+    Vectors are executor-native and opaque to algorithms: build them with
+    :meth:`vector`, :meth:`full` or :meth:`iota`, combine them with the algebra steps
+    and read them back with :meth:`nvals`, :meth:`to_coo` or :meth:`to_dense`.
+    Values are int64 unless built from float64 data.
+    """
+
+    #: Name used by ``backend=``.
+    name: str = ""
+    #: BFS level implementations that :meth:`bfs_level` accepts (user ``method=``).
+    bfs_methods: tuple[str, ...] = (PUSH, PULL)
+    #: The two :attr:`bfs_methods` that ``method="auto"`` switches between.
+    auto_methods: dict[str, str] = {PUSH: PUSH, PULL: PULL}
+    #: Largest frontier (vertices) that :meth:`bfs_push_levels` is used for; 0 = never.
+    small_frontier: int = 0
+
+    # ---------------------------------------------------------------- storage
+    @abstractmethod
+    def matrix(self, G, *, transpose: bool = False, loops: bool = True) -> Any:
+        """The adjacency pattern of ``G`` (or its transpose; without self-loops if
+        ``loops=False``), built once per graph and cached on it."""
+
+    @abstractmethod
+    def degree(self, G, *, incoming: bool = False) -> Any:
+        """A full vector of out-degrees (in-degrees if ``incoming``) of ``G``, cached on it."""
+
+    @abstractmethod
+    def array(self, values: np.ndarray) -> Any:
+        """An executor array (numpy or CuPy) holding a copy of host ``values``."""
+
+    @abstractmethod
+    def vector(self, size: int, indices, values) -> Any:
+        """A vector with ``values[k]`` at ``indices[k]`` (host or executor arrays, or scalars
+        for ``values``); indices must be distinct."""
+
+    @abstractmethod
+    def full(self, size: int, value) -> Any:
+        """A vector with every index present, all holding ``value``."""
+
+    @abstractmethod
+    def iota(self, size: int) -> Any:
+        """A full vector with ``v(i) = i``."""
+
+    @abstractmethod
+    def dup(self, u) -> Any:
+        """An independent copy of ``u``."""
+
+    # ---------------------------------------------------------------- reading back
+    @abstractmethod
+    def nvals(self, u) -> int:
+        """Number of present entries (a device-to-host synchronization on the gpu)."""
+
+    @abstractmethod
+    def to_coo(self, u) -> tuple[Any, Any]:
+        """Executor arrays ``(indices, values)`` of the present entries, indices ascending."""
+
+    @abstractmethod
+    def to_dense(self, u, fill) -> Any:
+        """A dense executor array of ``u``'s values with ``fill`` where absent."""
+
+    # ---------------------------------------------------------------- algebra
+    @abstractmethod
+    def vxm(self, u, A, semiring: str, *, mask=None, complement: bool = False) -> Any:
+        """``w<mask> = u ⊕.⊗ A``: push from the entries of ``u`` along rows of ``A``.
+
+        With ``complement=True`` the output keeps only indices *absent* from ``mask``.
+        """
+
+    @abstractmethod
+    def mxv(self, A, u, semiring: str, *, mask=None, complement: bool = False) -> Any:
+        """``w<mask> = A ⊕.⊗ u``: each output row ``i`` pulls from the entries ``u(k)``
+        with ``A(i, k)`` present; an ``any_*`` semiring may stop at the first hit."""
+
+    @abstractmethod
+    def ewise_add(self, u, v, op: str) -> Any:
+        """Union: ``op(u(i), v(i))`` where both are present, else the one present."""
+
+    @abstractmethod
+    def ewise_mult(self, u, v, op: str) -> Any:
+        """Intersection: ``op(u(i), v(i))`` where both are present."""
+
+    @abstractmethod
+    def apply(self, u, op: str, right=None) -> Any:
+        """``op(u(i), right)`` for a binary op and scalar ``right``, or with ``op="index"``
+        the index ``i`` itself, on the structure of ``u``."""
+
+    @abstractmethod
+    def select(self, u, op: str, thunk) -> Any:
+        """The entries of ``u`` with ``u(i) <op> thunk``."""
+
+    @abstractmethod
+    def mask(self, u, mask, *, complement: bool = False) -> Any:
+        """The entries of ``u`` whose index is present in ``mask`` (absent if complemented)."""
+
+    @abstractmethod
+    def assign(self, w, u, *, mask=None) -> None:
+        """In place: ``w(i) = u(i)`` for every entry of ``u`` (restricted to ``mask``)."""
+
+    @abstractmethod
+    def assign_scalar(self, w, value, *, mask) -> None:
+        """In place: ``w(i) = value`` for every index present in ``mask``."""
+
+    @abstractmethod
+    def reduce(self, u, monoid: str):
+        """``⊕`` of all present values as a Python scalar, or None if ``u`` is empty."""
+
+    @abstractmethod
+    def extract(self, table, index) -> Any:
+        """Gather: ``w(k) = table(index(k))`` on the entries of ``index`` whose value is
+        present in ``table``."""
+
+    @abstractmethod
+    def scatter(self, size: int, index, values, monoid: str) -> Any:
+        """Scatter-reduce: ``w(i) = ⊕ {values(k) : index(k) == i}`` over the entries
+        present in both ``index`` and ``values``."""
+
+    # ---------------------------------------------------------------- group steps
+    def bfs_level(self, A, AT, frontier, parent, level, k: int, method: str, semiring: str,
+                  degrees=None) -> tuple[Any, LevelStats]:
+        """Expand one BFS level; return the new frontier and its :class:`LevelStats`.
+
+        Defined as ``q<¬s(parent)> = frontier ⊕.⊗ A`` (push) or
+        ``q<¬s(parent)> = AT ⊕.⊗ frontier`` (pull), then ``parent<s(q)> = q`` and
+        ``level<s(q)> = k`` (``level`` may be None). ``parent`` is the visited set; its
+        values are parents with ``semiring="any_secondi"``. ``degrees`` is
+        ``(out_degree, in_degree)`` vectors from :meth:`degree`, or None to skip the edge
+        counts. An executor accepts the methods in :attr:`bfs_methods`.
+        """
+        if method == PUSH:
+            q = self.vxm(frontier, A, semiring, mask=parent, complement=True)
+        elif method == PULL:
+            q = self.mxv(AT, frontier, semiring, mask=parent, complement=True)
+        else:
+            raise ValueError(f"the {self.name} executor has no BFS method {method!r}")
+        self.assign(parent, q)
+        if level is not None:
+            self.assign_scalar(level, k, mask=q)
+        return q, self._level_stats(q, q, degrees)
+
+    def bfs_push_levels(self, A, frontier, parent, level, k: int, semiring: str, limit: int,
+                        degrees=None) -> tuple[Any, int, LevelStats]:
+        """Run push levels ``k, k+1, ...`` while the frontier is non-empty and holds at
+        most ``limit`` vertices; return ``(frontier, last level run, stats)``.
+
+        ``stats.visited_in_edges`` sums over every vertex these levels visited. An
+        executor may run the levels inside one kernel launch (see :attr:`small_frontier`).
+        """
+        start = self.dup(parent) if degrees is not None else None
+        nq, k = self.nvals(frontier), k - 1
+        while 0 < nq <= limit:
+            k += 1
+            frontier, stats = self.bfs_level(A, None, frontier, parent, level, k, PUSH,
+                                             semiring)
+            nq = stats.nq
+        new = self.mask(parent, start, complement=True) if degrees is not None else frontier
+        return frontier, k, self._level_stats(frontier, new, degrees)
+
+    def _level_stats(self, frontier, new, degrees) -> LevelStats:
+        nq = self.nvals(frontier)
+        if degrees is None or nq == 0:
+            return LevelStats(nq, 0, 0)
+        out_deg, in_deg = degrees
+        return LevelStats(nq, self.reduce(self.mask(out_deg, frontier), "plus"),
+                          self.reduce(self.mask(in_deg, new), "plus") or 0)
+
+
+_EXECUTORS: dict[str, Executor] = {}
+
+
+def get_executor(backend: str) -> Executor:
+    """Return the executor named ``backend`` ("cpu" or "gpu"), creating it on first use.
+
+    The gpu executor lives in the separate package ``gpu_backend`` and is imported only
+    here, so ``import lagraph_py`` works on machines without CuPy.
+    """
+    if backend not in ("cpu", "gpu"):
+        raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
+    if backend not in _EXECUTORS:
+        if backend == "cpu":
+            from .cpu import CpuExecutor
+            _EXECUTORS[backend] = CpuExecutor()
+        else:
+            from gpu_backend import GpuExecutor  # raises a clear ImportError without CuPy/GPU
+            _EXECUTORS[backend] = GpuExecutor()
+    return _EXECUTORS[backend]

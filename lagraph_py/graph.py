@@ -1,0 +1,298 @@
+"""The immutable :class:`Graph` container shared by every algorithm and executor."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import graphblas as gb
+import numpy as np
+import scipy.sparse as sp
+
+from ._checks import as_count, as_id_array, as_weight_array, index_dtype
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class Graph:
+    """A directed or undirected graph stored as a sparse adjacency matrix (CSR by rows).
+
+    Row ``i`` of the adjacency holds the out-edges of vertex ``i``. An undirected graph
+    stores both directions of every edge (a self-loop once). Parallel edges collapse into
+    one edge that keeps the lightest weight. Self-loops are kept; each algorithm says what
+    it does with them. Vertex ids are ``0 .. n-1``; internal index arrays are int32 where
+    ids and offsets fit, int64 otherwise.
+
+    A Graph never changes after construction, and never shares memory with the arrays it
+    was built from. Derived forms that algorithms need (the transpose, degrees, device
+    copies) are computed on first use and cached, so a second call costs nothing.
+
+    Build one with :meth:`from_edges`, :meth:`from_scipy` or :meth:`from_graphblas`.
+
+    Examples
+    --------
+    >>> import lagraph_py as lg
+    >>> G = lg.Graph.from_edges([0, 1, 1], [1, 2, 2], weight=[5.0, 3.0, 1.0])
+    >>> G.n, G.nedges, G.weighted
+    (3, 2, True)
+    >>> G.to_scipy().toarray()
+    array([[0., 5., 0.],
+           [0., 0., 1.],
+           [0., 0., 0.]])
+    """
+
+    __slots__ = ("_n", "_directed", "_indptr", "_indices", "_weights", "_cache")
+
+    def __init__(self, n, directed, indptr, indices, weights):
+        # Private: use the from_* constructors, which validate and canonicalize.
+        self._n = n
+        self._directed = directed
+        self._indptr = _frozen(indptr)
+        self._indices = _frozen(indices)
+        self._weights = None if weights is None else _frozen(weights)
+        self._cache: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_edges(cls, src, dst, weight=None, n=None, directed: bool = True) -> "Graph":
+        """Build a graph from parallel arrays of edge endpoints.
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Endpoints of each edge (``src[k] -> dst[k]``); non-negative integers.
+        weight : array_like of int or float, optional
+            One finite weight per edge. Without it the graph is unweighted.
+        n : int, optional
+            Number of vertices; by default one more than the largest id (0 if no edges).
+        directed : bool, default True
+            With ``False`` each pair is the undirected edge ``{src[k], dst[k]}``.
+
+        Returns
+        -------
+        Graph
+
+        Raises
+        ------
+        TypeError
+            Non-integer ids or non-numeric weights.
+        ValueError
+            Negative ids, ids ``>= n``, arrays of different lengths, NaN or infinite weights.
+
+        Examples
+        --------
+        >>> G = Graph.from_edges([0, 1], [1, 0], directed=False)
+        >>> G.n, G.nedges, G.nstored
+        (2, 1, 2)
+        """
+        s = as_id_array(src, "src")
+        d = as_id_array(dst, "dst")
+        if s.shape != d.shape:
+            raise ValueError(f"src and dst have different lengths ({s.size} and {d.size})")
+        w = None if weight is None else as_weight_array(weight, s.size)
+        if n is None:
+            n = int(max(s.max(), d.max())) + 1 if s.size else 0
+        else:
+            n = as_count(n, "n")
+            for name, ids in (("src", s), ("dst", d)):
+                if ids.size and ids.max() >= n:
+                    k = int(np.argmax(ids >= n))
+                    raise ValueError(f"{name}[{k}] = {ids[k]} is not a vertex id below n = {n}")
+        return cls._from_coo(n, s, d, w, bool(directed))
+
+    @classmethod
+    def from_scipy(cls, A, directed: bool = True) -> "Graph":
+        """Build a graph from a square scipy.sparse matrix or array.
+
+        Every stored entry is an edge, explicit zeros included (with weight 0). A boolean
+        matrix gives an unweighted graph; any other numeric matrix a weighted one.
+
+        Examples
+        --------
+        >>> import scipy.sparse as sp
+        >>> A = sp.csr_array(([0.0, 2.0], ([0, 1], [1, 2])), shape=(3, 3))
+        >>> G = Graph.from_scipy(A)
+        >>> G.nedges, G.weighted
+        (2, True)
+        """
+        if not sp.issparse(A):
+            raise TypeError(
+                f"A must be a scipy.sparse matrix or array, got {type(A).__name__}; "
+                "wrap a dense array with scipy.sparse.csr_array(A)"
+            )
+        rows, cols = A.shape
+        if rows != cols:
+            raise ValueError(f"A must be square to be an adjacency matrix, got shape {A.shape}")
+        coo = A.tocoo()
+        w = None if coo.dtype == np.bool_ else as_weight_array(coo.data, coo.nnz, "A's values")
+        return cls._from_coo(rows, as_id_array(coo.row, "row"), as_id_array(coo.col, "col"),
+                             w, bool(directed))
+
+    @classmethod
+    def from_graphblas(cls, M: gb.Matrix, directed: bool = True) -> "Graph":
+        """Build a graph from a square ``graphblas.Matrix`` (BOOL means unweighted).
+
+        Examples
+        --------
+        >>> import graphblas as gb
+        >>> M = gb.Matrix.from_coo([0], [1], [True], nrows=2, ncols=2)
+        >>> Graph.from_graphblas(M).weighted
+        False
+        """
+        if not isinstance(M, gb.Matrix):
+            raise TypeError(f"M must be a graphblas.Matrix, got {type(M).__name__}")
+        if M.nrows != M.ncols:
+            raise ValueError(f"M must be square, got shape {M.shape}")
+        r, c, v = M.to_coo()
+        w = None if M.dtype == gb.dtypes.BOOL else as_weight_array(v, v.size, "M's values")
+        return cls._from_coo(M.nrows, r.astype(np.int64), c.astype(np.int64), w, bool(directed))
+
+    @classmethod
+    def _from_coo(cls, n, rows, cols, weights, directed) -> "Graph":
+        """Canonicalize validated COO arrays: mirror if undirected, merge duplicates (min)."""
+        if not directed:
+            rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+            if weights is not None:
+                weights = np.concatenate([weights, weights])
+        if weights is None:
+            M = gb.Matrix.from_coo(rows, cols, True, nrows=n, ncols=n, dtype=bool)
+        else:
+            M = gb.Matrix.from_coo(rows, cols, weights, nrows=n, ncols=n, dup_op=gb.binary.min)
+        return cls._from_matrix(M, directed, weights is not None)
+
+    @classmethod
+    def _from_matrix(cls, M: gb.Matrix, directed: bool, weighted: bool) -> "Graph":
+        n, nstored = M.nrows, M.nvals
+        idx = index_dtype(n, nstored)
+        csr = M.ss.export("csr", sort=True, give_ownership=True)
+        indptr = np.asarray(csr["indptr"]).astype(idx)
+        indices = np.asarray(csr["col_indices"]).astype(idx)
+        weights = None
+        if weighted:
+            values = np.asarray(csr["values"])
+            weights = np.full(nstored, values[0]) if csr["is_iso"] and nstored else values.copy()
+        return cls(n, directed, indptr, indices, weights)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def n(self) -> int:
+        """Number of vertices."""
+        return self._n
+
+    @property
+    def nstored(self) -> int:
+        """Stored adjacency entries: both directions of an undirected edge (used for TEPS)."""
+        return int(self._indices.size)
+
+    @property
+    def nedges(self) -> int:
+        """Number of edges: stored entries if directed, unordered pairs if undirected."""
+        if self._directed:
+            return self.nstored
+        return (self.nstored + self.nself_loops) // 2
+
+    @property
+    def nself_loops(self) -> int:
+        """Number of vertices with an edge to themselves."""
+        return self._cached("nself_loops", lambda: int(np.count_nonzero(self.rows() == self._indices)))
+
+    @property
+    def directed(self) -> bool:
+        """Whether edges are ordered pairs."""
+        return self._directed
+
+    @property
+    def weighted(self) -> bool:
+        """Whether edges carry weights (otherwise every weight counts as 1)."""
+        return self._weights is not None
+
+    @property
+    def index_dtype(self) -> np.dtype:
+        """Integer type of the internal index arrays (int32 or int64)."""
+        return self._indices.dtype
+
+    @property
+    def indptr(self) -> np.ndarray:
+        """CSR row pointers of the adjacency (read-only)."""
+        return self._indptr
+
+    @property
+    def indices(self) -> np.ndarray:
+        """CSR column indices of the adjacency, sorted within each row (read-only)."""
+        return self._indices
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        """CSR values (int64 or float64, read-only), or None if unweighted."""
+        return self._weights
+
+    # ------------------------------------------------------------------ derived forms
+    def rows(self) -> np.ndarray:
+        """Row (source) index of every stored entry, aligned with :attr:`indices` (cached)."""
+        return self._cached("rows", lambda: _frozen(
+            np.repeat(np.arange(self._n, dtype=self.index_dtype), np.diff(self._indptr))))
+
+    def out_degree(self) -> np.ndarray:
+        """Out-degree of every vertex as int64 (cached, read-only)."""
+        return self._cached("out_degree", lambda: _frozen(np.diff(self._indptr).astype(np.int64)))
+
+    def in_degree(self) -> np.ndarray:
+        """In-degree of every vertex as int64 (cached, read-only)."""
+        if not self._directed:
+            return self.out_degree()
+        return self._cached("in_degree", lambda: _frozen(
+            np.bincount(self._indices, minlength=self._n).astype(np.int64)))
+
+    def transpose(self) -> "Graph":
+        """The graph with every edge reversed (cached; an undirected graph is its own)."""
+        if not self._directed:
+            return self
+        return self._cached("transpose", lambda: Graph._from_matrix(
+            self._matrix().T.new(), True, self.weighted))
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """New int64 arrays ``(src, dst, weight)``, one row per edge.
+
+        An undirected edge appears once, with ``src <= dst``. ``weight`` is None for an
+        unweighted graph.
+        """
+        r = self.rows().astype(np.int64)
+        c = self._indices.astype(np.int64)
+        keep = slice(None) if self._directed else r <= c
+        w = None if self._weights is None else self._weights[keep].copy()
+        return r[keep], c[keep], w
+
+    def to_scipy(self) -> sp.csr_array:
+        """A new ``scipy.sparse.csr_array`` of the adjacency (BOOL if unweighted)."""
+        data = np.ones(self.nstored, dtype=bool) if self._weights is None else self._weights
+        return sp.csr_array((data.copy(), self._indices.copy(), self._indptr.copy()),
+                            shape=(self._n, self._n))
+
+    def to_graphblas(self) -> gb.Matrix:
+        """A new ``graphblas.Matrix`` of the adjacency (BOOL if unweighted)."""
+        return self._matrix().dup()
+
+    def _matrix(self) -> gb.Matrix:
+        def build():
+            values = True if self._weights is None else self._weights
+            return gb.Matrix.from_csr(self._indptr, self._indices, values, ncols=self._n)
+        return self._cached("graphblas", build)
+
+    def _cached(self, key: str, factory: Callable[[], Any]) -> Any:
+        """Return ``self._cache[key]``, computing it with ``factory()`` on first use.
+
+        Executors keep their own storage of this graph here (device copies, transposes),
+        so repeated calls on one graph build it once.
+        """
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = factory()
+            return value
+
+    def __repr__(self) -> str:
+        kind = "directed" if self._directed else "undirected"
+        w = "weighted" if self.weighted else "unweighted"
+        return f"<Graph {kind} {w}: n={self._n}, nedges={self.nedges}>"
