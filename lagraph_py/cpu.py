@@ -46,6 +46,8 @@ class CpuExecutor(Executor):
 
     # ---------------------------------------------------------------- storage
     def matrix(self, G, *, transpose=False, loops=True):
+        transpose = transpose and G.directed  # an undirected graph is its own transpose
+
         def build():
             H = G.transpose() if transpose else G
             M = gb.Matrix.from_csr(H.indptr, H.indices, True, ncols=H.n)
@@ -82,7 +84,10 @@ class CpuExecutor(Executor):
         return idx.astype(np.int64), vals
 
     def to_dense(self, u, fill):
-        return u.to_dense(fill_value=fill)
+        idx, vals = u.to_coo()
+        out = np.full(u.size, fill, dtype=vals.dtype)
+        out[idx] = vals
+        return out
 
     # ---------------------------------------------------------------- algebra
     def vxm(self, u, A, semiring, *, mask=None, complement=False):
@@ -109,7 +114,9 @@ class CpuExecutor(Executor):
         return u.select(_SELECT[op], thunk).new()
 
     def mask(self, u, mask, *, complement=False):
-        return u.dup(mask=_structure(mask, complement))
+        if complement:
+            return u.dup(mask=~mask.S)
+        return u.ewise_mult(mask, binary.first).new()
 
     def assign(self, w, u, *, mask=None):
         w(mask=_structure(mask, False), accum=binary.second) << u

@@ -1,0 +1,329 @@
+"""Seeded synthetic graphs: Graph500 Kronecker, R-MAT, SSCA#2 and 2-D grids.
+
+Every generator takes ``seed`` and draws from its own ``numpy.random.default_rng(seed)``
+(never numpy's global state), so one seed always gives the same graph. All work is
+vectorized over edges; the result is an immutable :class:`~lagraph_py.graph.Graph`, in
+which parallel edges collapse to the lightest one and self-loops stay.
+
+Weights (the ``weights`` argument of every generator), one independent draw per generated
+edge, before duplicates collapse:
+
+``None``
+    unweighted graph (every algorithm counts a weight of 1).
+``"uniform"``
+    int64 integers uniform in ``[0, 2**32)``: the unsigned 32-bit range into which the
+    hybrid Borůvka MST paper (seed document 002) maps its edge weights.
+``"real"``
+    float64 uniform in ``[0, 1)``, as the GraphHPC RMAT and SSCA2 generators that the
+    MST paper benchmarks draw them.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+import numpy as np
+
+from ._checks import as_count
+from .graph import Graph
+
+__all__ = ["kronecker", "rmat", "ssca2", "grid", "WEIGHT_KINDS"]
+
+#: Graph500 Kronecker initiator (A, B, C); D = 1 - A - B - C = 0.05.
+GRAPH500_ABC = (0.57, 0.19, 0.19)
+#: Defaults of :func:`rmat`: the (A, B, C) of the Enterprise BFS paper (seed 004) and of the
+#: R-MAT paper that the MST paper cites.
+RMAT_ABC = (0.45, 0.15, 0.15)
+#: SSCA#2 largest clique: uniform sizes 1..49 give a mean degree of (2*49 - 2)/3 = 32 inside
+#: cliques, the "average degree near 32" of the MST paper (value of the GraphHPC MST generator).
+SSCA2_MAX_CLIQUE_SIZE = 49
+#: SSCA#2 probability of an inter-clique edge at distance class 1; halves at each further class.
+SSCA2_INTERCLIQUE_PROB = 0.1
+#: Exclusive upper bound of ``weights="uniform"``.
+UNIFORM_WEIGHT_HIGH = 2**32
+#: Accepted values of the ``weights`` argument.
+WEIGHT_KINDS = (None, "uniform", "real")
+#: Largest scale: vertex ids are built in uint32.
+MAX_SCALE = 32
+
+_CHUNK = 1 << 18  # edges drawn per block: the per-level temporaries then stay in cache
+
+
+# ---------------------------------------------------------------------- public generators
+def kronecker(scale, edgefactor=16, seed=0, *, weights=None, directed=False) -> Graph:
+    """Graph500 Kronecker graph: ``2**scale`` vertices, ``edgefactor * 2**scale`` edge draws.
+
+    Each edge descends the ``2**scale x 2**scale`` adjacency one bit level at a time and picks
+    a quadrant with the Graph500 initiator probabilities A, B, C, D = 0.57, 0.19, 0.19, 0.05,
+    as the Graph500 reference generator does; vertex labels are then randomly permuted. As
+    in the specification, self-loops and repeated edges are generated; in the Graph the
+    repeats collapse into one edge (keeping the lightest weight) and self-loops stay, so
+    ``G.nedges`` is somewhat below ``edgefactor * 2**scale``. The edge order is not shuffled
+    (the Graph sorts edges anyway).
+
+    Parameters
+    ----------
+    scale : int
+        ``log2`` of the vertex count, ``0 <= scale <= 32``.
+    edgefactor : int, default 16
+        Edge draws per vertex (Graph500: 16).
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``.
+    weights : {None, "uniform", "real"}, default None
+        Edge weights; see the module docstring.
+    directed : bool, default False
+        Graph500 graphs are undirected; with ``True`` each draw ``(u, v)`` is the arc ``u -> v``.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> G = kronecker(10, seed=1)
+    >>> G.n, G.directed, G.weighted
+    (1024, False, False)
+    >>> int(G.out_degree().max()) > 10 * G.nstored / G.n   # a few hubs, many leaves
+    True
+    """
+    return _recursive_matrix_graph(scale, edgefactor, GRAPH500_ABC, seed, weights, directed)
+
+
+def rmat(scale, edgefactor=16, a=0.45, b=0.15, c=0.15, seed=0, *, weights=None,
+         directed=False) -> Graph:
+    """R-MAT graph: the Kronecker recursion with other quadrant probabilities.
+
+    The defaults follow the test graphs of the hybrid Borůvka MST paper (seed document 002):
+    ``2**scale`` vertices and average degree 32, i.e. ``edgefactor = 16`` undirected edges
+    per vertex, both directions stored (its table: scale 21 has 2 097 152 vertices and
+    67 108 864 stored arcs). The paper does not print A, B, C; it cites the R-MAT paper,
+    whose parameters (0.45, 0.15, 0.15, D = 0.25) the Enterprise BFS paper (seed 004) also
+    uses for its R-MAT graphs, so those are the defaults. (The GraphHPC contest generator
+    uses B = 0.25, jitters the probabilities at every level and drops self-loops; this one
+    does neither.) Self-loops and repeats behave as in :func:`kronecker`.
+
+    Parameters
+    ----------
+    scale, edgefactor, seed, weights, directed
+        As in :func:`kronecker`.
+    a, b, c : float
+        Probabilities of the top-left, top-right and bottom-left quadrant; ``d = 1-a-b-c``
+        must be positive.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> G = rmat(8, seed=3, weights="real")
+    >>> G.n, G.weighted, bool((G.weights >= 0).all() and (G.weights < 1).all())
+    (256, True, True)
+    """
+    abc = tuple(_as_probability(p, name) for p, name in ((a, "a"), (b, "b"), (c, "c")))
+    if sum(abc) >= 1:
+        raise ValueError(f"a + b + c must be below 1 so that d = 1 - a - b - c > 0, "
+                         f"got {sum(abc)}")
+    return _recursive_matrix_graph(scale, edgefactor, abc, seed, weights, directed)
+
+
+def ssca2(scale, seed=0, *, max_clique_size=None, weights=None) -> Graph:
+    """SSCA#2-style undirected graph: random cliques joined by sparse inter-clique edges.
+
+    The ``n = 2**scale`` vertices are cut, in order, into cliques of uniformly random size
+    ``1 .. max_clique_size`` (the last one truncated to fit); each clique is complete. Then,
+    as in the GraphHPC SSCA2 generator behind the MST paper's graphs (inter-clique
+    probability 0.1, no parallel edges), every vertex ``i`` tries one edge per
+    distance class ``t = 1 .. scale-1``: with probability ``0.1 / 2**(t-1)`` it links to
+    ``(i + 2**t + r) mod n``, ``r`` uniform in ``[0, 2**(t-1))``, unless that vertex lies in
+    its own clique. Finally vertex labels are randomly permuted.
+
+    A vertex in a clique of size ``s`` has ``s - 1`` clique neighbours; with sizes uniform
+    on ``1..K`` the mean degree is ``(2K - 2)/3`` plus about 0.4 from inter-clique edges. The
+    default ``K = 49`` gives about 32, the "average degree near 32" of the MST paper.
+
+    Parameters
+    ----------
+    scale : int
+        ``log2`` of the vertex count, ``0 <= scale <= 32``.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``.
+    max_clique_size : int, optional
+        Largest clique, at least 1; default 49.
+    weights : {None, "uniform", "real"}, default None
+        Edge weights; see the module docstring.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> G = ssca2(12, seed=0)
+    >>> G.n, G.directed
+    (4096, False)
+    >>> 28 < G.nstored / G.n < 36
+    True
+    """
+    scale = _as_scale(scale)
+    k = SSCA2_MAX_CLIQUE_SIZE if max_clique_size is None else as_count(max_clique_size,
+                                                                        "max_clique_size")
+    if k < 1:
+        raise ValueError("max_clique_size must be at least 1")
+    kind = _as_weight_kind(weights)
+    rng = _rng(seed)
+    n = 1 << scale
+
+    # Cliques: n sizes always suffice; keep those that start below n, truncate the last.
+    size = rng.integers(1, k + 1, size=n)
+    first = np.cumsum(size) - size
+    ncliques = int(np.searchsorted(first, n))
+    size, first = size[:ncliques], first[:ncliques]
+    size[-1] = n - first[-1]
+    clique = np.repeat(np.arange(ncliques), size)
+
+    # Intra-clique edges: each vertex links to the members after it in its clique.
+    vertex = np.arange(n)
+    later = first[clique] + size[clique] - 1 - vertex
+    src = np.repeat(vertex, later)
+    dst = src + 1 + np.arange(src.size) - np.repeat(np.cumsum(later) - later, later)
+
+    # Inter-clique edges: one try per (distance class t, vertex), probability p / 2**(t-1).
+    t = np.arange(1, scale)
+    p = (SSCA2_INTERCLIQUE_PROB / 2.0 ** (t - 1)).astype(np.float32)
+    tries = rng.random((t.size, n), dtype=np.float32) < p[:, None]
+    level, u = np.nonzero(tries)
+    half = np.int64(1) << (t[level] - 1)
+    v = (u + 2 * half + rng.integers(0, half)) % n
+    keep = clique[u] != clique[v]
+
+    perm = rng.permutation(n)
+    src = perm[np.concatenate([src, u[keep]])]
+    dst = perm[np.concatenate([dst, v[keep]])]
+    return Graph.from_edges(src, dst, _draw_weights(kind, src.size, rng), n=n, directed=False)
+
+
+def grid(rows, cols, *, weights=None, seed=0, directed=False) -> Graph:
+    """2-D grid with 4-neighbour connectivity (a road-like graph of diameter ``rows + cols - 2``).
+
+    Vertex ``r * cols + c`` is the cell in row ``r``, column ``c``; it is joined to the cells
+    left, right, above and below it. With ``directed=True`` every grid edge becomes two arcs
+    with independently drawn weights (a two-way road network); the graph stays strongly
+    connected. ``seed`` matters only for weights.
+
+    Parameters
+    ----------
+    rows, cols : int
+        Grid shape (non-negative).
+    weights : {None, "uniform", "real"}, default None
+        Edge weights; see the module docstring.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``.
+    directed : bool, default False
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> G = grid(3, 4)
+    >>> G.n, G.nedges, sorted(set(G.out_degree().tolist()))
+    (12, 17, [2, 3, 4])
+    """
+    rows, cols = as_count(rows, "rows"), as_count(cols, "cols")
+    kind = _as_weight_kind(weights)
+    rng = _rng(seed)
+    ids = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
+    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+    if directed:
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    return Graph.from_edges(src, dst, _draw_weights(kind, src.size, rng), n=rows * cols,
+                            directed=bool(directed))
+
+
+# ---------------------------------------------------------------------- shared machinery
+def _recursive_matrix_graph(scale, edgefactor, abc, seed, weights, directed) -> Graph:
+    """Kronecker / R-MAT: draw the edges, permute vertex labels, attach weights."""
+    scale = _as_scale(scale)
+    m = as_count(edgefactor, "edgefactor") << scale
+    kind = _as_weight_kind(weights)
+    rng = _rng(seed)
+    src, dst = _quadrant_edges(scale, m, abc, rng)
+    perm = rng.permutation(1 << scale).astype(np.uint32)
+    src, dst = (np.take(perm, ids, mode="clip") for ids in (src, dst))   # ids are in range
+    return Graph.from_edges(src, dst, _draw_weights(kind, m, rng), n=1 << scale,
+                            directed=bool(directed))
+
+
+def _quadrant_edges(scale: int, m: int, abc, rng: np.random.Generator):
+    """Draw ``m`` edges of the recursive ``2**scale``-square matrix, one bit level at a time.
+
+    At every level each edge takes one uniform 32-bit draw ``u`` and picks the quadrant
+    A (``u < a``), B (``u < a+b``: column bit set), C (``u < a+b+c``: row bit set) or D (both
+    bits): the Graph500 reference rule (row bit with probability ``c+d``, then the column bit
+    conditioned on it), sampled with one draw instead of two. Edges go in blocks of ``_CHUNK``
+    so that the per-level temporaries stay in cache. Returns uint32 ``(row, col)``.
+    """
+    cuts = np.cumsum(abc) * 2.0**32
+    t_a, t_ab, t_abc = (np.uint32(min(round(x), 2**32 - 1)) for x in cuts)
+    rows = np.zeros(m, dtype=np.uint32)
+    cols = np.zeros(m, dtype=np.uint32)
+    shifted = np.empty(min(m, _CHUNK), dtype=np.uint32)
+    for lo in range(0, m, _CHUNK):
+        r, c = rows[lo:lo + _CHUNK], cols[lo:lo + _CHUNK]   # views: filled in place
+        k = r.size
+        tmp = shifted[:k]
+        for bit in range(scale):
+            # k uniform uint32 draws: the raw 64-bit PCG64 output read as two halves.
+            u = rng.bit_generator.random_raw((k + 1) // 2).view(np.uint32)[:k]
+            row_bit = u >= t_ab                    # quadrant C or D
+            col_bit = u >= t_a                     # B, C or D ...
+            col_bit ^= row_bit                     # ... B only ...
+            col_bit ^= u >= t_abc                  # ... B or D
+            r |= np.left_shift(row_bit, bit, out=tmp, dtype=np.uint32)
+            c |= np.left_shift(col_bit, bit, out=tmp, dtype=np.uint32)
+    return rows, cols
+
+
+def _draw_weights(kind, m: int, rng: np.random.Generator):
+    if kind is None:
+        return None
+    if kind == "uniform":
+        return rng.integers(0, UNIFORM_WEIGHT_HIGH, size=m, dtype=np.int64)
+    return rng.random(m)
+
+
+# ---------------------------------------------------------------------- argument checks
+def _as_scale(scale) -> int:
+    if isinstance(scale, (bool, np.bool_)):
+        raise TypeError("scale must be an integer, got bool")
+    value = as_count(scale, "scale")
+    if value > MAX_SCALE:
+        raise ValueError(f"scale must be at most {MAX_SCALE}, got {value}")
+    return value
+
+
+def _as_probability(p, name: str) -> float:
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(p).__name__}")
+    value = float(p)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be a probability in [0, 1], got {value}")
+    return value
+
+
+def _as_weight_kind(weights):
+    if weights is not None and (not isinstance(weights, str) or weights not in WEIGHT_KINDS):
+        raise ValueError(f"weights must be one of {WEIGHT_KINDS}, got {weights!r}")
+    return weights
+
+
+def _rng(seed) -> np.random.Generator:
+    try:
+        operator.index(seed)
+    except TypeError:
+        raise TypeError(f"seed must be an integer, got {type(seed).__name__}") from None
+    return np.random.default_rng(seed)

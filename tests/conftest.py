@@ -1,0 +1,31 @@
+"""Shared fixtures: the cross-backend parametrization and the test data folder.
+
+Every algorithm test that takes the ``backend`` fixture runs its body once per executor;
+the gpu run is skipped (not failed) where CuPy or a CUDA device is absent.
+"""
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+def gpu_available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device."""
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # ImportError, or CUDA runtime errors without a driver
+        return False
+
+
+requires_gpu = pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA GPU")
+
+BACKENDS = ["cpu", pytest.param("gpu", marks=[pytest.mark.gpu, requires_gpu])]
+
+
+@pytest.fixture(params=BACKENDS, scope="session")
+def backend(request):
+    """Executor name; tests using it run on every executor available here."""
+    return request.param

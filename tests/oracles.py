@@ -1,0 +1,153 @@
+"""Plain reference implementations and hypothesis strategies shared by the tests.
+
+The references read a graph only through ``G.to_scipy()`` and use plain Python (a deque,
+a union-find) or scipy.sparse.csgraph: nothing from the library's algorithms or GraphBLAS.
+Import them from any test module with ``from oracles import ...`` (pytest puts ``tests/``
+on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import strategies as st
+from scipy.sparse import csgraph
+
+from lagraph_py.graph import Graph
+from lagraph_py.results import BFSResult, MSFResult, SCCResult
+
+__all__ = ["bfs_levels", "bfs_tree", "kruskal", "scc_labels", "scc", "graphs"]
+
+
+# ---------------------------------------------------------------------- references
+def _neighbours(G: Graph) -> list[list[int]]:
+    A = G.to_scipy()
+    return [A.indices[A.indptr[u]:A.indptr[u + 1]].tolist() for u in range(G.n)]
+
+
+def bfs_tree(G: Graph, source: int) -> BFSResult:
+    """Queue-based BFS: levels and the first-discovered parent (``-1`` where unreached)."""
+    level = [-1] * G.n
+    parent = [-1] * G.n
+    level[source], parent[source] = 0, source
+    adj = _neighbours(G)
+    queue = deque([source])
+    while queue:
+        u = queue.popleft()
+        for v in adj[u]:
+            if level[v] < 0:
+                level[v], parent[v] = level[u] + 1, u
+                queue.append(v)
+    return BFSResult(source, np.array(level, dtype=np.int64), np.array(parent, dtype=np.int64))
+
+
+def bfs_levels(G: Graph, source: int) -> np.ndarray:
+    """Hop distance from ``source`` of every vertex, ``-1`` where unreachable (int64)."""
+    return bfs_tree(G, source).level
+
+
+def kruskal(G: Graph) -> MSFResult:
+    """The unique minimum spanning forest under the strict order (weight, min(u,v), max(u,v)).
+
+    Rows come in that order with ``src < dst``; self-loops never enter; an unweighted graph
+    weighs 1 per edge (int64). ``component`` is the smallest vertex id of each tree and
+    ``total_weight`` a Python int (integer weights) or ``math.fsum`` (float weights).
+    """
+    if G.directed:
+        raise ValueError("kruskal needs an undirected graph")
+    A = G.to_scipy().tocoo()
+    w = A.data.tolist() if G.weighted else [1] * A.nnz
+    edges = sorted((wk, u, v) for wk, u, v in zip(w, A.row.tolist(), A.col.tolist()) if u < v)
+    root = list(range(G.n))
+
+    def find(x):
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+
+    forest = []
+    for wk, u, v in edges:
+        ru, rv = find(u), find(v)
+        if ru != rv:
+            root[max(ru, rv)] = min(ru, rv)          # the root is the smallest id of its tree
+            forest.append((wk, u, v))
+    src = np.array([u for _, u, _ in forest], dtype=np.int64)
+    dst = np.array([v for _, _, v in forest], dtype=np.int64)
+    dtype = G.weights.dtype if G.weighted else np.dtype(np.int64)
+    weight = np.array([wk for wk, _, _ in forest], dtype=dtype)
+    total = math.fsum(weight.tolist()) if dtype.kind == "f" else sum(weight.tolist())
+    component = np.array([find(x) for x in range(G.n)], dtype=np.int64)
+    return MSFResult(src, dst, weight, total, component)
+
+
+def scc_labels(G: Graph) -> np.ndarray:
+    """Strongly connected components from scipy, relabelled by the smallest vertex id."""
+    n = G.n
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    A = G.to_scipy()
+    pattern = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=(n, n))
+    k, label = csgraph.connected_components(pattern, directed=True, connection="strong")
+    smallest = np.full(k, n, dtype=np.int64)
+    np.minimum.at(smallest, label, np.arange(n))
+    return smallest[label]
+
+
+def scc(G: Graph) -> SCCResult:
+    """:func:`scc_labels` wrapped as an :class:`SCCResult`."""
+    return SCCResult(scc_labels(G))
+
+
+# ---------------------------------------------------------------------- strategies
+_INT_WEIGHTS = st.integers(-3, 3)                      # many ties, zero and negatives
+_FLOAT_WEIGHTS = st.one_of(st.sampled_from([-1.5, 0.0, 0.25, 1.0]),
+                           st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False))
+
+
+@st.composite
+def graphs(draw, max_n: int = 10, weighted: bool | None = None, directed: bool | None = None,
+           min_n: int = 0) -> Graph:
+    """Small graphs of every awkward shape.
+
+    ``n`` is drawn from ``[min_n, max_n]`` (0 gives the empty graph); up to three pieces
+    (a path, a cycle, a star or random edges) are laid over random vertex subsets, leaving
+    the rest isolated, so graphs are often disconnected and paths and cycles can span every
+    vertex; then some edges are repeated (parallel edges, with their own weights) and
+    self-loops added. Weights, if any, are all integers in ``[-3, 3]`` or all floats
+    (zero, negative, equal values included). ``weighted`` / ``directed`` of None are drawn.
+    """
+    directed = draw(st.booleans()) if directed is None else directed
+    weighted = draw(st.booleans()) if weighted is None else weighted
+    n = draw(st.integers(min_n, max_n))
+    pairs: list[tuple[int, int]] = []
+    if n:
+        for shape in draw(st.lists(st.sampled_from(["path", "cycle", "star", "random"]),
+                                   max_size=3)):
+            ids = draw(st.permutations(range(n)))[:draw(st.integers(1, n))]
+            if shape == "path":
+                pairs += zip(ids, ids[1:])
+            elif shape == "cycle":
+                pairs += zip(ids, ids[1:] + ids[:1])
+            elif shape == "star":
+                pairs += [(ids[0], x) for x in ids[1:]]
+            else:
+                vertex = st.sampled_from(ids)
+                pairs += draw(st.lists(st.tuples(vertex, vertex), max_size=2 * len(ids)))
+        if pairs:
+            pairs += draw(st.lists(st.sampled_from(pairs), max_size=3))      # parallel edges
+        pairs += [(v, v) for v in draw(st.lists(st.integers(0, n - 1), max_size=2))]
+    src = np.array([u for u, _ in pairs], dtype=np.int64)
+    dst = np.array([v for _, v in pairs], dtype=np.int64)
+    weight = None
+    if weighted:
+        if draw(st.booleans()):
+            weight = np.array(draw(st.lists(_INT_WEIGHTS, min_size=len(pairs),
+                                            max_size=len(pairs))), dtype=np.int64)
+        else:
+            weight = np.array(draw(st.lists(_FLOAT_WEIGHTS, min_size=len(pairs),
+                                            max_size=len(pairs))), dtype=np.float64)
+    return Graph.from_edges(src, dst, weight=weight, n=n, directed=directed)

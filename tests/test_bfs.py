@@ -1,0 +1,130 @@
+"""BFS on every executor and method: levels against an independent oracle, parents by the
+Graph500 rules, result conventions and input validation."""
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse.csgraph as csgraph
+from conftest import DATA
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracles import bfs_levels, graphs
+
+import lagraph_py as lg
+from lagraph_py.executor import get_executor
+
+MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")
+
+
+def methods(backend):
+    return ("auto",) + get_executor(backend).bfs_methods
+
+
+def check(G, source, backend, method):
+    r = lg.bfs(G, source, backend=backend, method=method)
+    level, parent = lg.asnumpy(r.level), lg.asnumpy(r.parent)
+    assert level.dtype == np.int64 and parent.dtype == np.int64
+    np.testing.assert_array_equal(level, bfs_levels(G, source), err_msg=method)
+    lg.validate.bfs(G, source, r)
+    assert parent[source] == source and level[source] == 0
+    np.testing.assert_array_equal(parent < 0, level < 0)
+    return r
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_n=40, directed=True) | graphs(max_n=40, directed=False), st.data())
+def test_levels_and_parents_on_random_graphs(backend, G, data):
+    if G.n == 0:
+        return
+    s = data.draw(st.integers(0, G.n - 1), label="source")
+    for m in methods(backend):
+        check(G, s, backend, m)
+
+
+@pytest.mark.parametrize("path", MTX, ids=[p.stem for p in MTX])
+def test_real_matrices(backend, path):
+    G = lg.read_mtx(path)
+    rng = np.random.default_rng(7)
+    for s in rng.choice(G.n, size=min(G.n, 4), replace=False):
+        for m in methods(backend):
+            check(G, int(s), backend, m)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_kronecker_all_methods_agree_with_scipy(backend, directed):
+    G = lg.generate.kronecker(10, 8, seed=3, directed=directed)
+    s = int(np.argmax(G.out_degree()))
+    dist = csgraph.shortest_path(G.to_scipy(), unweighted=True, indices=s,
+                                 directed=directed)
+    expected = np.where(np.isinf(dist), -1, dist).astype(np.int64)
+    for m in methods(backend):
+        r = lg.bfs(G, s, backend=backend, method=m)
+        np.testing.assert_array_equal(lg.asnumpy(r.level), expected, err_msg=m)
+        lg.validate.bfs(G, s, r)
+
+
+def test_long_path(backend):
+    # One level per vertex; a pull level scans every unvisited vertex, so pull costs
+    # O(n^2) here: the cpu path stays short, the gpu runs the full 100k-vertex path.
+    n = 100_000 if backend == "gpu" else 1_500
+    G = lg.Graph.from_edges(np.arange(n - 1), np.arange(1, n), directed=False)
+    for m in methods(backend):
+        r = lg.bfs(G, 0, backend=backend, method=m)
+        np.testing.assert_array_equal(lg.asnumpy(r.level), np.arange(n), err_msg=m)
+        np.testing.assert_array_equal(lg.asnumpy(r.parent)[1:], np.arange(n - 1))
+
+
+def test_isolated_source_and_self_loop(backend):
+    G = lg.Graph.from_edges([1, 1, 2], [1, 2, 1], n=4)
+    for m in methods(backend):
+        r = lg.bfs(G, 0, backend=backend, method=m)
+        np.testing.assert_array_equal(lg.asnumpy(r.level), [0, -1, -1, -1])
+        np.testing.assert_array_equal(lg.asnumpy(r.parent), [0, -1, -1, -1])
+        r = lg.bfs(G, 1, backend=backend, method=m)
+        np.testing.assert_array_equal(lg.asnumpy(r.level), [-1, 0, 1, -1])
+
+
+def test_levels_only_and_parents_only(backend):
+    G = lg.generate.grid(7, 9)
+    full = lg.bfs(G, 5, backend=backend)
+    lv = lg.bfs(G, 5, backend=backend, parents=False)
+    pa = lg.bfs(G, 5, backend=backend, levels=False)
+    assert lv.parent is None and pa.level is None
+    np.testing.assert_array_equal(lg.asnumpy(lv.level), lg.asnumpy(full.level))
+    lg.validate.bfs(G, 5, pa)
+
+
+def test_input_graph_unchanged(backend):
+    G = lg.generate.kronecker(8, 4, seed=1)
+    before = (G.indptr.copy(), G.indices.copy())
+    lg.bfs(G, 0, backend=backend)
+    np.testing.assert_array_equal(G.indptr, before[0])
+    np.testing.assert_array_equal(G.indices, before[1])
+
+
+def test_directed_edges_are_followed_forward_only():
+    A = scipy.io.mmread(DATA / "mtx" / "west0067.mtx")
+    G = lg.Graph.from_scipy(A)
+    r = lg.bfs(G, 0)
+    order = csgraph.breadth_first_order(A.tocsr(), 0, directed=True,
+                                        return_predecessors=False)
+    assert set(np.flatnonzero(r.level >= 0)) == set(order.tolist())
+
+
+@pytest.mark.parametrize("kwargs, err, words", [
+    (dict(source=5), ValueError, "source 5"),
+    (dict(source=-1), ValueError, "source -1"),
+    (dict(source=1.0), TypeError, "source"),
+    (dict(source=0, method="sideways"), ValueError, "method"),
+    (dict(source=0, backend="tpu"), ValueError, "backend"),
+    (dict(source=0, levels=False, parents=False), ValueError, "nothing to compute"),
+])
+def test_bad_arguments(kwargs, err, words):
+    G = lg.Graph.from_edges([0, 1], [1, 2], n=5)
+    with pytest.raises(err, match=words):
+        lg.bfs(G, **kwargs)
+
+
+def test_gpu_only_methods_are_refused_on_cpu():
+    with pytest.raises(ValueError, match="method"):
+        lg.bfs(lg.Graph.from_edges([0], [1]), 0, method="edge")

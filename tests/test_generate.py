@@ -1,0 +1,219 @@
+"""Tests of lagraph_py.generate: sizes, seeding, structure statistics, weights, bad arguments."""
+
+import doctest
+
+import numpy as np
+import pytest
+from scipy.sparse import csgraph
+
+from lagraph_py import generate
+from lagraph_py.generate import GRAPH500_ABC, RMAT_ABC, _quadrant_edges
+from lagraph_py.graph import Graph
+from oracles import bfs_levels, scc_labels
+
+SMALL = {
+    "kronecker": lambda **kw: generate.kronecker(8, **kw),
+    "rmat": lambda **kw: generate.rmat(8, **kw),
+    "ssca2": lambda **kw: generate.ssca2(8, **kw),
+    "grid": lambda **kw: generate.grid(9, 13, **kw),
+}
+
+
+def same(G: Graph, H: Graph) -> bool:
+    return (G.n == H.n and G.directed == H.directed and G.weighted == H.weighted
+            and np.array_equal(G.indptr, H.indptr) and np.array_equal(G.indices, H.indices)
+            and (not G.weighted or np.array_equal(G.weights, H.weights)))
+
+
+# ---------------------------------------------------------------------- seeding
+@pytest.mark.parametrize("name", SMALL)
+def test_same_seed_same_graph_other_seed_other_graph(name):
+    make = SMALL[name]
+    assert same(make(seed=1, weights="real"), make(seed=1, weights="real"))
+    assert not same(make(seed=1, weights="real"), make(seed=2, weights="real"))
+
+
+def test_generators_leave_numpy_global_random_state_alone():
+    np.random.seed(123)
+    expected = np.random.random()
+    np.random.seed(123)
+    generate.kronecker(6, seed=4, weights="uniform")
+    generate.ssca2(6, seed=4)
+    assert np.random.random() == expected
+
+
+def test_kronecker_directed_flag_only_changes_symmetrization():
+    D = generate.kronecker(7, seed=3, weights="uniform", directed=True)
+    U = generate.kronecker(7, seed=3, weights="uniform")
+    assert D.directed and not U.directed
+    src, dst, w = D.edges()
+    assert same(Graph.from_edges(src, dst, w, n=D.n, directed=False), U)
+
+
+# ---------------------------------------------------------------------- recursive matrix
+@pytest.mark.parametrize("abc", [GRAPH500_ABC, RMAT_ABC, (0.25, 0.25, 0.25)])
+def test_quadrant_choice_follows_the_initiator_at_every_level(abc):
+    a, b, c = abc
+    d = 1 - a - b - c
+    scale, m = 10, 1 << 15
+    rows, cols = _quadrant_edges(scale, m, abc, np.random.default_rng(5))
+    bit = np.arange(scale)
+    rb, cb = (rows[:, None] >> bit) & 1, (cols[:, None] >> bit) & 1
+    tol = 5 * np.sqrt(0.25 / m)                      # five standard deviations
+    np.testing.assert_allclose(rb.mean(0), c + d, atol=tol)
+    np.testing.assert_allclose(cb.mean(0), b + d, atol=tol)
+    np.testing.assert_allclose((rb & cb).mean(0), d, atol=tol)
+    # levels are independent: two row bits are both set with probability (c + d)**2
+    np.testing.assert_allclose((rb[:, 0] & rb[:, 1]).mean(), (c + d) ** 2, atol=tol)
+
+
+def test_kronecker_size_and_skew():
+    G = generate.kronecker(10, seed=0)
+    assert G.n == 1024 and not G.directed and not G.weighted
+    draws = 16 * 1024
+    assert 0.5 * draws < G.nedges <= draws             # repeats collapse, most draws survive
+    degree = G.out_degree()
+    assert degree.max() > 10 * degree.mean()            # hubs
+    assert (degree == 0).sum() > 0.05 * G.n             # and many isolated vertices
+    assert G.nself_loops > 0                            # kept as the generator draws them
+
+
+@pytest.mark.parametrize("make", [generate.kronecker, generate.rmat])
+def test_vertex_labels_are_permuted(make):
+    # unpermuted, the top-left quadrant makes low ids the hubs (about 30x the degree of the
+    # highest eighth here); permuted, both eighths look alike
+    degree = make(10, seed=0).out_degree()
+    eighth = len(degree) // 8
+    assert 1 / 3 < degree[:eighth].sum() / degree[-eighth:].sum() < 3
+
+
+def test_kronecker_edgefactor_scales_draws():
+    assert generate.kronecker(6, edgefactor=0).nedges == 0
+    assert generate.kronecker(0, edgefactor=3).nedges == 1     # one vertex: a self-loop
+    assert generate.kronecker(8, edgefactor=4).nedges < generate.kronecker(8, edgefactor=8).nedges
+
+
+def test_rmat_defaults_give_average_degree_near_32():
+    G = generate.rmat(12, seed=0)
+    assert G.n == 4096 and not G.directed
+    assert 27 < G.nstored / G.n <= 32                  # 32 before repeats collapse
+    assert G.out_degree().max() > 5 * 32
+
+
+def test_rmat_probabilities_shape_the_degrees():
+    flat = generate.rmat(10, a=0.25, b=0.25, c=0.25, seed=0).out_degree()
+    skewed = generate.rmat(10, a=0.7, b=0.1, c=0.1, seed=0).out_degree()
+    assert skewed.max() > 4 * flat.max()
+
+
+# ---------------------------------------------------------------------- SSCA#2
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ssca2_average_degree_near_32(seed):
+    G = generate.ssca2(12, seed=seed)
+    assert G.n == 4096 and not G.directed
+    assert 29 < G.nstored / G.n < 35
+    assert G.out_degree().max() < 49 + 10               # clique neighbours plus a few links
+
+
+@pytest.mark.parametrize("k", [1, 4, 10])
+def test_ssca2_degree_follows_clique_size(k):
+    G = generate.ssca2(12, seed=0, max_clique_size=k)
+    expected = (2 * k - 2) / 3 + 0.4                    # clique edges + inter-clique edges
+    assert abs(G.nstored / G.n - expected) < 0.1 * expected + 0.15
+
+
+def test_ssca2_is_made_of_cliques():
+    G = generate.ssca2(10, seed=0, max_clique_size=8)
+    A = G.to_scipy().astype(np.int64)
+    triangles = (A @ A).multiply(A).sum() / 6
+    # an edge of a clique of s vertices lies on s - 2 triangles, and a triangle has 3 edges:
+    # sizes 1..8 give about 1.5 triangles per edge; a sparse random graph has almost none
+    assert triangles > 1.2 * G.nedges
+
+
+def test_ssca2_labels_are_permuted():
+    # unpermuted, every clique edge joins ids less than max_clique_size apart
+    src, dst, _ = generate.ssca2(10, seed=0).edges()
+    assert np.median(dst - src) > 1024 / 8
+
+
+@pytest.mark.parametrize("scale", [0, 1, 2])
+def test_ssca2_tiny(scale):
+    G = generate.ssca2(scale, seed=0)
+    assert G.n == 2**scale and G.nself_loops == 0
+
+
+# ---------------------------------------------------------------------- grid
+def test_grid_structure():
+    rows, cols = 4, 7
+    G = generate.grid(rows, cols)
+    assert G.n == 28 and G.nedges == rows * (cols - 1) + cols * (rows - 1)
+    assert np.bincount(G.out_degree()).tolist() == [0, 0, 4, 14, 10]
+    A = G.to_scipy()
+    assert A[1 * cols + 2, 1 * cols + 3] and A[1 * cols + 2, 2 * cols + 2]   # right and below
+    assert not A[1 * cols + 6, 2 * cols + 0]                                  # no wrap-around
+    dist = csgraph.shortest_path(A, unweighted=True, indices=0)
+    assert dist.max() == rows + cols - 2
+    assert bfs_levels(G, 0).max() == rows + cols - 2
+
+
+def test_grid_directed_is_two_way():
+    G = generate.grid(3, 5, directed=True, weights="uniform", seed=1)
+    assert G.directed and G.nstored == 2 * (3 * 4 + 5 * 2)
+    assert (scc_labels(G) == 0).all()
+    A = G.to_scipy()
+    assert (A != A.T).nnz > 0                   # each arc has its own weight
+
+
+@pytest.mark.parametrize("shape, nedges", [((0, 3), 0), ((1, 1), 0), ((1, 5), 4), ((5, 1), 4)])
+def test_grid_degenerate(shape, nedges):
+    G = generate.grid(*shape)
+    assert G.n == shape[0] * shape[1] and G.nedges == nedges
+
+
+# ---------------------------------------------------------------------- weights
+@pytest.mark.parametrize("name", SMALL)
+def test_weight_kinds(name):
+    make = SMALL[name]
+    assert not make(seed=0).weighted
+    uniform = make(seed=0, weights="uniform")
+    assert uniform.weights.dtype == np.int64
+    assert uniform.weights.min() >= 0 and uniform.weights.max() < generate.UNIFORM_WEIGHT_HIGH
+    assert uniform.weights.max() > generate.UNIFORM_WEIGHT_HIGH // 2    # the whole range is used
+    real = make(seed=0, weights="real")
+    assert real.weights.dtype == np.float64
+    assert real.weights.min() >= 0 and real.weights.max() < 1
+    A = real.to_scipy()
+    assert (A != A.T).nnz == 0                 # one weight per undirected edge
+
+
+# ---------------------------------------------------------------------- bad arguments
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: generate.kronecker(-1), ValueError, "scale"),
+    (lambda: generate.kronecker(33), ValueError, "scale"),
+    (lambda: generate.kronecker(2.5), TypeError, "scale"),
+    (lambda: generate.kronecker(True), TypeError, "scale"),
+    (lambda: generate.kronecker("4"), TypeError, "scale"),
+    (lambda: generate.kronecker(4, edgefactor=-2), ValueError, "edgefactor"),
+    (lambda: generate.kronecker(4, seed=1.5), TypeError, "seed"),
+    (lambda: generate.kronecker(4, weights="normal"), ValueError, "weights"),
+    (lambda: generate.kronecker(4, weights=True), ValueError, "weights"),
+    (lambda: generate.rmat(4, a=0.5, b=0.3, c=0.2), ValueError, "a \\+ b \\+ c"),
+    (lambda: generate.rmat(4, a=0.6, b=0.3, c=0.15), ValueError, "a \\+ b \\+ c"),
+    (lambda: generate.rmat(4, a=-0.1), ValueError, "probability"),
+    (lambda: generate.rmat(4, c=float("nan")), ValueError, "probability"),
+    (lambda: generate.rmat(4, b="0.1"), TypeError, "real number"),
+    (lambda: generate.ssca2(-3), ValueError, "scale"),
+    (lambda: generate.ssca2(4, max_clique_size=0), ValueError, "max_clique_size"),
+    (lambda: generate.ssca2(4, max_clique_size=2.0), TypeError, "max_clique_size"),
+    (lambda: generate.grid(-1, 3), ValueError, "rows"),
+    (lambda: generate.grid(3, 2.0), TypeError, "cols"),
+    (lambda: generate.grid(3, 3, weights="int"), ValueError, "weights"),
+])
+def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_docstring_examples():
+    assert doctest.testmod(generate, raise_on_error=False).failed == 0
