@@ -20,6 +20,8 @@ _SEMIRINGS = {
     "any_secondi": gb.semiring.ss.any_secondi[INT64],
     "any_pair": gb.semiring.any_pair[INT64],
     "plus_pair": gb.semiring.plus_pair[INT64],
+    "min_first": gb.semiring.min_first,
+    "max_first": gb.semiring.max_first,
     "min_second": gb.semiring.min_second,
     "max_second": gb.semiring.max_second,
 }
@@ -129,14 +131,46 @@ class CpuExecutor(Executor):
 
     def extract(self, table, index):
         k, targets = index.to_coo()
-        hit, values = table[targets].new().to_coo()
-        return Vector.from_coo(k[hit], values, size=index.size, dtype=table.dtype)
+        values, present = _dense(table)
+        hit = present[targets]
+        return Vector.from_coo(k[hit], values[targets[hit]], size=index.size)
 
     def scatter(self, size, index, values, monoid):
-        _, targets = self.mask(index, values).to_coo()
-        _, vals = self.mask(values, index).to_coo()
-        dup = binary.first if monoid == "any" else _BINARY[monoid]
-        return Vector.from_coo(targets, vals, size=size, dtype=values.dtype, dup_op=dup)
+        i_idx, targets = index.to_coo()
+        v_idx, vals = values.to_coo()
+        if not np.array_equal(i_idx, v_idx):  # keep the entries present in both
+            _, a, b = np.intersect1d(i_idx, v_idx, assume_unique=True, return_indices=True)
+            targets, vals = targets[a], vals[b]
+        out = np.empty(size, dtype=vals.dtype)
+        present = np.zeros(size, dtype=bool)
+        present[targets] = True
+        if monoid == "any":
+            out[targets] = vals
+        else:
+            out[present] = _IDENTITY[monoid](vals.dtype)
+            _UFUNC[monoid].at(out, targets, vals)
+        k = np.flatnonzero(present)
+        return Vector.from_coo(k, out[k], size=size)
+
+
+def _dense(u):
+    """Numpy arrays ``(values, present)`` of length ``u.size`` (values arbitrary where absent)."""
+    idx, vals = u.to_coo()
+    if idx.size == u.size:
+        return vals, np.ones(u.size, dtype=bool)
+    values = np.zeros(u.size, dtype=vals.dtype)
+    present = np.zeros(u.size, dtype=bool)
+    values[idx] = vals
+    present[idx] = True
+    return values, present
+
+
+_UFUNC = {"min": np.minimum, "max": np.maximum, "plus": np.add}
+_IDENTITY = {
+    "min": lambda t: np.inf if t.kind == "f" else np.iinfo(t).max,
+    "max": lambda t: -np.inf if t.kind == "f" else np.iinfo(t).min,
+    "plus": lambda t: 0,
+}
 
 
 def _structure(mask, complement):

@@ -19,11 +19,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-#: Semirings the algorithms use: ``(add monoid, multiply op)``. For ``w = u ⊕.⊗ A``
-#: (vxm) and ``w = A ⊕.⊗ u`` (mxv) the multiply op sees the vector entry ``u(k)`` and
-#: the matrix entry joining ``k`` to the output index; ``secondi`` yields ``k`` itself
-#: (the parent in BFS), ``pair`` yields 1, ``second``/``first`` yield ``u(k)``.
-SEMIRINGS = ("any_secondi", "any_pair", "plus_pair", "min_second", "max_second")
+#: Semirings the algorithms use: ``<add monoid>_<multiply op>``. The multiply op sees its
+#: operands in GraphBLAS order: in ``w = u ⊕.⊗ A`` (vxm) ``first`` is the vector entry
+#: ``u(k)`` and ``second`` the matrix entry; in ``w = A ⊕.⊗ u`` (mxv) ``first`` is the matrix
+#: entry and ``second`` is ``u(k)``. Patterns hold 1, so a label travels by ``*_first``
+#: under vxm and ``*_second`` under mxv. ``secondi`` is the index ``k`` of the vector entry
+#: in both (the parent in BFS); ``pair`` is 1.
+SEMIRINGS = ("any_secondi", "any_pair", "plus_pair", "min_first", "max_first",
+             "min_second", "max_second")
 
 #: Binary operators for :meth:`Executor.ewise_add`, :meth:`Executor.ewise_mult` and
 #: :meth:`Executor.apply`; comparisons give 1/0 as int64.
