@@ -118,7 +118,7 @@ class CpuExecutor(Executor):
     def mask(self, u, mask, *, complement=False):
         if complement:
             return u.dup(mask=~mask.S)
-        return u.ewise_mult(mask, binary.first).new()
+        return u.ewise_mult(mask, binary.first).new(dtype=u.dtype)
 
     def assign(self, w, u, *, mask=None):
         w(mask=_structure(mask, False), accum=binary.second) << u

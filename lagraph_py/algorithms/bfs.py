@@ -8,7 +8,9 @@ Direction rule for ``method="auto"`` (Beamer, Asanović and Patterson, SC 2012):
 
 - push -> pull when the frontier is growing and its out-edges ``m_f`` exceed
   ``m_u / ALPHA``, where ``m_u`` counts the in-edges of still unvisited vertices (the work
-  a pull step would do at most);
+  a pull step would do at most). Requiring growth (as LAGraph does) keeps the tail of a
+  search in push: there ``m_u`` collapses, since what stays unvisited is mostly isolated,
+  and the edge test alone would pull for frontiers of a few vertices;
 - pull -> push when the frontier is shrinking and holds fewer than ``n / BETA`` vertices.
 """
 
@@ -98,9 +100,9 @@ def _direction_optimizing(ex, G, s, A, AT, frontier, visited, level, semiring) -
     degrees = (ex.degree(G), ex.degree(G, incoming=True))
     frontier_edges = int(G.out_degree()[s])
     unexplored = G.nstored - int(G.in_degree()[s])     # in-edges of unvisited vertices
-    k, nq, direction = 0, 1, PUSH
+    k, nq, growing, direction = 0, 1, True, PUSH
     while nq:
-        if direction == PUSH and frontier_edges > unexplored / ALPHA:
+        if direction == PUSH and growing and frontier_edges > unexplored / ALPHA:
             direction = PULL
         if direction == PUSH and nq <= ex.small_frontier:
             frontier, k, stats = ex.bfs_push_levels(A, frontier, visited, level, k + 1,
@@ -110,6 +112,7 @@ def _direction_optimizing(ex, G, s, A, AT, frontier, visited, level, semiring) -
             frontier, stats = ex.bfs_level(A, AT, frontier, visited, level, k,
                                            ex.auto_methods[direction], semiring, degrees)
         unexplored -= stats.visited_in_edges
-        if direction == PULL and stats.nq < nq and stats.nq < G.n / BETA:
+        growing = stats.nq > nq
+        if direction == PULL and not growing and stats.nq < G.n / BETA:
             direction = PUSH
         nq, frontier_edges = stats.nq, stats.frontier_edges

@@ -1,0 +1,278 @@
+"""GPU BFS benchmark: GTEPS of every ``method=`` of the gpu executor, with baselines.
+
+Run on a machine with a CUDA GPU::
+
+    python bench/gpu_bfs.py                     # all graphs
+    python bench/gpu_bfs.py --graphs kron20 grid --sources 16
+
+GTEPS = stored edges (both directions of an undirected edge) / median time of one
+``lg.bfs(G, s, backend="gpu", method=...)`` call (levels and parents), over 16+ sources
+of nonzero degree, the graph resident on the GPU (built and copied before timing; the
+copy time is reported separately). Times are CUDA events around the whole call, so they
+include the host-side Python and every synchronization.
+
+Baselines, in the same run: ``naive_spmv`` (the BFS a CuPy user would write: one
+``cupyx.scipy.sparse`` SpMV per level plus a mask and a host check of the frontier), and
+the cpu executor (``backend="cpu"``, SuiteSparse:GraphBLAS on the host CPU, wall clock).
+
+Kronecker / R-MAT graphs are drawn on the GPU here (Graph500 initiator 0.57/0.19/0.19,
+R-MAT 0.45/0.15/0.15, edge factor 16, random vertex permutation, symmetrized, duplicate
+edges merged, self-loops kept: the canonical form ``Graph`` stores) because the host
+generator takes minutes at scale 24; the CSR goes into ``Graph`` directly (a
+benchmark-only shortcut past ``Graph.from_edges``). The 2000x2000 grid comes from
+``lagraph_py.generate.grid``.
+
+The direction-rule study (``--rules``) reruns ``method="auto"`` with other ALPHA / BETA
+constants of ``lagraph_py.algorithms.bfs`` and reports their GTEPS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cupy as cp
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import lagraph_py.algorithms.bfs as bfs_mod  # noqa: E402
+from lagraph_py.algorithms.bfs import bfs  # noqa: E402
+from lagraph_py.executor import get_executor  # noqa: E402
+from lagraph_py.graph import Graph  # noqa: E402
+
+GRAPHS = ("kron20", "kron22", "kron24", "rmat22", "grid")
+
+
+# ---------------------------------------------------------------------- graphs
+def recursive_graph(scale: int, abc, edgefactor: int = 16, seed: int = 0) -> Graph:
+    """Undirected Kronecker/R-MAT graph drawn on the GPU, in Graph's canonical CSR form."""
+    n, m = 1 << scale, edgefactor << scale
+    rng = cp.random.RandomState(seed)
+    sh32 = cp.uint64(32)
+    a, ab, abc_ = abc[0], abc[0] + abc[1], abc[0] + abc[1] + abc[2]
+    rows = cp.zeros(m, dtype=cp.uint64)
+    cols = cp.zeros(m, dtype=cp.uint64)
+    for bit in range(scale):
+        u = rng.random_sample(m, dtype=cp.float32)
+        row_bit = u >= ab
+        col_bit = (u >= a) ^ row_bit ^ (u >= abc_)
+        rows |= row_bit.astype(cp.uint64) << cp.uint64(bit)
+        cols |= col_bit.astype(cp.uint64) << cp.uint64(bit)
+        del u, row_bit, col_bit
+    perm = rng.permutation(n).astype(cp.uint64)
+    src, dst = perm[rows], perm[cols]
+    del rows, cols
+    keys = cp.unique(cp.concatenate([(src << sh32) | dst, (dst << sh32) | src]))
+    del src, dst
+    r = (keys >> sh32).astype(cp.int64)
+    c = (keys & cp.uint64(0xFFFFFFFF)).astype(cp.int64)
+    del keys
+    idx = np.int32 if max(n, int(c.size)) < 2**31 else np.int64
+    indptr = cp.searchsorted(r, cp.arange(n + 1, dtype=cp.int64)).astype(idx)
+    G = Graph(n, False, indptr.get(), c.astype(idx).get(), None)
+    del r, c, indptr
+    cp.get_default_memory_pool().free_all_blocks()
+    return G
+
+
+def make_graph(name: str) -> Graph:
+    if name.startswith("kron"):
+        return recursive_graph(int(name[4:]), (0.57, 0.19, 0.19))
+    if name.startswith("rmat"):
+        return recursive_graph(int(name[4:]), (0.45, 0.15, 0.15), seed=1)
+    if name == "grid":
+        from lagraph_py.generate import grid
+        return grid(2000, 2000)
+    raise ValueError(name)
+
+
+# ---------------------------------------------------------------------- baselines
+def naive_spmv_bfs(AT, s: int, n: int):
+    """The linear-algebra BFS a CuPy user would write: one SpMV per level."""
+    level = cp.full(n, -1, dtype=cp.int32)
+    level[s] = 0
+    x = cp.zeros(n, dtype=cp.float32)
+    x[s] = 1
+    k = 0
+    while True:
+        k += 1
+        y = AT @ x
+        new = (y > 0) & (level < 0)
+        if not bool(new.any()):                         # sync per level
+            break
+        level[new] = k
+        x = new.astype(cp.float32)
+    return level
+
+
+# ---------------------------------------------------------------------- timing
+def time_gpu(fn, sources, budget_s: float, min_runs: int = 3):
+    """CUDA-event time of fn(s) per source (ms), stopping early past budget_s."""
+    fn(sources[0])                                      # warm up (compile, allocate)
+    cp.cuda.Device().synchronize()
+    times, t0 = [], time.perf_counter()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    for s in sources:
+        start.record()
+        fn(s)
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end))
+        if len(times) >= min_runs and time.perf_counter() - t0 > budget_s:
+            break
+    return times
+
+
+def trace_auto(ex, G, s):
+    """Per-step log of one auto BFS: step, level, frontier size and edges, time (ms)."""
+    log = []
+    orig_level, orig_levels = ex.bfs_level, ex.bfs_push_levels
+
+    def wrap(fn, kind):
+        def inner(*a, **kw):
+            e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+            e0.record()
+            out = fn(*a, **kw)
+            e1.record()
+            e1.synchronize()
+            stats = out[-1]
+            k = a[5] if kind == "level" else out[1]
+            name = a[6] if kind == "level" else "push_levels"
+            log.append({"step": name, "k": int(k), "nq": stats.nq,
+                        "frontier_edges": stats.frontier_edges,
+                        "ms": round(cp.cuda.get_elapsed_time(e0, e1), 4)})
+            return out
+        return inner
+
+    ex.bfs_level, ex.bfs_push_levels = wrap(orig_level, "level"), wrap(orig_levels, "levels")
+    try:
+        bfs(G, s, backend="gpu", method="auto")
+    finally:
+        del ex.bfs_level, ex.bfs_push_levels
+    return log
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graphs", nargs="+", default=list(GRAPHS))
+    ap.add_argument("--sources", type=int, default=16)
+    ap.add_argument("--budget", type=float, default=3.0, help="seconds per study method")
+    ap.add_argument("--cpu-sources", type=int, default=3)
+    ap.add_argument("--methods", nargs="+", default=None)
+    ap.add_argument("--rules", action="store_true", help="also time other ALPHA/BETA")
+    ap.add_argument("--out", default=None, help="JSON path")
+    args = ap.parse_args(argv)
+
+    ex = get_executor("gpu")
+    dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    device = dev["name"].decode() if isinstance(dev["name"], bytes) else dev["name"]
+    methods = args.methods or (["auto"] + list(ex.bfs_methods))
+    report = {"device": device, "host": platform.node(), "cupy": cp.__version__,
+              "alpha": bfs_mod.ALPHA, "beta": bfs_mod.BETA,
+              "small_frontier": ex.small_frontier, "graphs": {}}
+    rows = []
+    for name in args.graphs:
+        t0 = time.perf_counter()
+        G = make_graph(name)
+        t_build = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        A = ex.matrix(G)
+        ex.matrix(G, transpose=True)
+        ex.degree(G), ex.degree(G, incoming=True)
+        cp.cuda.Device().synchronize()
+        t_copy = time.perf_counter() - t0
+        deg = G.out_degree()
+        rng = np.random.default_rng(12345)
+        candidates = np.flatnonzero(deg > 0)
+        sources = [int(x) for x in rng.choice(candidates, args.sources, replace=False)]
+        g = {"n": G.n, "nstored": G.nstored, "build_s": round(t_build, 3),
+             "host_to_device_s": round(t_copy, 3), "sources": sources, "methods": {}}
+        report["graphs"][name] = g
+        print(f"\n== {name}: n={G.n:,} stored edges={G.nstored:,} "
+              f"(built {t_build:.1f} s, to device {t_copy:.2f} s)", flush=True)
+
+        # correctness spot check: auto levels == naive SpMV levels on the first source
+        AT = ex.matrix(G, transpose=True).to_cupyx()
+        ref = naive_spmv_bfs(AT, sources[0], G.n)
+        got = bfs(G, sources[0], backend="gpu", method="auto")
+        assert bool(cp.all(got.level == ref)), f"{name}: auto levels differ from SpMV BFS"
+        g["max_level"] = int(ref.max())
+
+        def record(label, times, unit="event"):
+            med = statistics.median(times)
+            entry = {"median_ms": round(med, 4), "min_ms": round(min(times), 4),
+                     "runs": len(times), "gteps": round(G.nstored / (med * 1e-3) / 1e9, 3),
+                     "timer": unit}
+            g["methods"][label] = entry
+            rows.append((name, label, entry))
+            print(f"  {label:16s} {entry['gteps']:9.2f} GTEPS  median {med:10.3f} ms"
+                  f"  ({len(times)} sources)", flush=True)
+
+        for m in methods:
+            budget = 1e9 if m == "auto" else args.budget
+            record(m, time_gpu(lambda s, m=m: bfs(G, s, backend="gpu", method=m),
+                               sources, budget))
+        record("naive_spmv", time_gpu(lambda s: naive_spmv_bfs(AT, s, G.n), sources, 1e9))
+        if args.rules:
+            rules = {"alpha14_beta24": (14, 24), "alpha4_beta24": (4, 24),
+                     "alpha64_beta24": (64, 24), "alpha14_beta4": (14, 4),
+                     "push_only": (float("inf"), 24)}
+            g["rules"] = {}
+            for label, (alpha, beta) in rules.items():
+                old = bfs_mod.ALPHA, bfs_mod.BETA
+                bfs_mod.ALPHA, bfs_mod.BETA = alpha, beta
+                try:
+                    t = time_gpu(lambda s: bfs(G, s, backend="gpu", method="auto"), sources, 1e9)
+                finally:
+                    bfs_mod.ALPHA, bfs_mod.BETA = old
+                med = statistics.median(t)
+                g["rules"][label] = {"median_ms": round(med, 4),
+                                     "gteps": round(G.nstored / (med * 1e-3) / 1e9, 3)}
+                print(f"  rule {label:16s} {g['rules'][label]['gteps']:9.2f} GTEPS "
+                      f"median {med:9.3f} ms", flush=True)
+        if name == "grid" and args.rules:
+            g["persistent_blocks"] = {}
+            old = ex.persistent_blocks
+            for blocks in (1, 33, 66, 132):
+                ex.persistent_blocks = blocks
+                try:
+                    t = time_gpu(lambda s: bfs(G, s, backend="gpu", method="auto"),
+                                 sources, 2.0)
+                finally:
+                    ex.persistent_blocks = old
+                g["persistent_blocks"][blocks] = {"median_ms": round(statistics.median(t), 3),
+                                                  "runs": len(t)}
+                print(f"  persistent blocks {blocks:4d}: median {statistics.median(t):8.3f} ms"
+                      f" ({len(t)} sources)", flush=True)
+        g["trace_auto"] = trace_auto(ex, G, sources[0])
+        if args.cpu_sources:
+            times = []
+            for s in sources[:args.cpu_sources]:
+                t0 = time.perf_counter()
+                bfs(G, s, backend="cpu")
+                times.append((time.perf_counter() - t0) * 1e3)
+            record("cpu_executor", times, unit="wall")
+        del AT
+        G._cache.clear()
+        cp.get_default_memory_pool().free_all_blocks()
+
+    print("\n| graph | method | GTEPS | median ms | sources |\n|---|---|---|---|---|")
+    for name, label, e in rows:
+        print(f"| {name} | {label} | {e['gteps']} | {e['median_ms']} | {e['runs']} |")
+    out = Path(args.out) if args.out else ROOT / "bench" / "results" / (
+        "gpu_bfs_" + device.replace(" ", "_").lower() + ".json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1))
+    print(f"wrote {out}")
+    return report
+
+
+if __name__ == "__main__":
+    main()

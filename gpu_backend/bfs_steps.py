@@ -1,0 +1,312 @@
+"""The BFS group steps of the gpu executor: fused level kernels (``kernels/bfs.cu``).
+
+:meth:`BfsSteps.bfs_level` replaces ``q<¬s(parent)> = frontier ⊕.⊗ A`` (or the pull form),
+``parent<s(q)> = q``, ``level<s(q)> = k`` and the LevelStats reductions with one or two
+kernels and ONE device-to-host copy (three counters). Methods (``method=``):
+
+=================  =====================================================================
+``push``           PMPP 15.2: thread per vertex; frontier vertices push to unvisited
+                   neighbours; next queue by status-array compaction
+``pull``           PMPP 15.3: thread per unvisited vertex, first frontier in-neighbour wins
+``edge``           PMPP 15.4: thread per stored edge (COO)
+``queue``          PMPP 15.5: frontier queue, atomicCAS claim, atomicAdd append
+``queue_private``  PMPP 15.6: as ``queue`` with a block-private shared-memory queue
+``push_balanced``  production push: edges of the frontier split evenly over threads by a
+                   prefix sum of out-degrees + binary search; next queue from the status
+                   array by block scans (Enterprise), hubs recorded in the hub cache
+``pull_hub``       production pull: early exit, frontier hubs cached in shared memory,
+                   next queue built in the same kernel
+=================  =====================================================================
+
+:meth:`BfsSteps.bfs_push_levels` runs consecutive small push levels in ONE persistent
+launch (software grid barrier between levels).
+
+The BFS keeps Enterprise's status array (int32 level per vertex, ``UNV`` if unvisited) on
+the ``parent`` vector (``GpuVector.bfs_state``); it is rebuilt from the vector's bitmap
+whenever the vector or the frontier is not the one the previous fused step left.
+Frontiers returned are :class:`GpuVector` built from the queue; their bitmap and values
+(the parents of the frontier vertices, or 1 with ANY_PAIR) are made only if read.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import cupy as cp
+import numpy as np
+
+from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
+
+from . import _module
+from .vector import GpuVector
+
+UNV = 0x7FFFFFFF
+OLD = -2                       # visited before this run of fused steps, level unknown
+HC = 2048                      # hub cache slots (bfs.cu)
+_NULL = np.uint64(0)           # a null pointer argument
+_SLOTS = 64                    # levels whose counters are zeroed by one fill
+_PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
+_PULL_METHODS = ("pull", "pull_hub")
+_COUNTS_HUBS = ("push", "pull", "edge", "push_balanced", "pull_hub")   # via compact_status
+
+
+def _fusable(semiring, parent, level) -> bool:
+    """The fused kernels write int64 parents/levels under ANY_SECONDI / ANY_PAIR only."""
+    return (semiring in ("any_secondi", "any_pair") and parent.dtype == np.int64
+            and (level is None or level.dtype == np.int64))
+
+
+class _BfsState:
+    """Per-BFS device state, attached to the visited (``parent``) vector."""
+
+    __slots__ = ("st", "hc", "cnt", "version", "k", "frontier")
+
+    def __init__(self, n):
+        self.st = cp.empty(n, dtype=np.int32)
+        self.hc = cp.full(HC, np.iinfo(np.uint64).max, dtype=np.uint64)
+        self.cnt = cp.zeros(4 * _SLOTS, dtype=np.uint64)
+        self.version = -1
+        self.k = None
+        self.frontier = None
+
+    def counters(self, k):
+        """Four zeroed counters for level k (new frontier size, its out-edges, in-edges,
+        hubs): slot k % _SLOTS, all slots re-zeroed on wrap."""
+        slot = k % _SLOTS
+        if slot == 0:
+            self.cnt.fill(0)
+        return self.cnt[4 * slot:4 * slot + 4]
+
+
+class BfsSteps:
+    """Mixin with the fused BFS steps; needs the primitive steps of the executor."""
+
+    bfs_methods = ("push", "pull", "edge", "queue", "queue_private", "push_balanced",
+                   "pull_hub")
+    auto_methods = {PUSH: "push_balanced", PULL: "pull_hub"}
+    #: Largest frontier that the persistent multi-level kernel handles.
+    small_frontier = 32768
+    #: The persistent kernel also hands back when the next frontier has more out-edges.
+    persistent_edge_limit = 1 << 18
+    #: In direction-optimizing runs, expand small hub-free frontiers with the queue kernel.
+    small_level_guard = True
+    #: Blocks of the persistent kernel (None: half the multiprocessors, the fastest of 1,
+    #: 33, 66, 132 on an H100 for the 2000x2000 grid; 1: PMPP's single-block kernel).
+    persistent_blocks = None
+    block = 512
+
+    # ------------------------------------------------------------------ state
+    def _state(self, parent: GpuVector, frontier: GpuVector, k: int, I) -> _BfsState:
+        s = parent.bfs_state
+        last = s.frontier() if (s is not None and s.frontier is not None) else None
+        if s is not None and s.version == parent.version and s.k == k - 1 and last is frontier:
+            return s
+        n = parent.size
+        s = _BfsState(n)
+        one = frontier._host_queue
+        single = one is not None and one.size == 1
+        bl = self.block
+        if n:
+            _module.kernel("init_status")((_module.grid_for(n, bl, 8),), (bl,),
+                                          (parent.present, np.int64(n), s.st,
+                                           np.int64(one[0] if single else -1), np.int32(k - 1)))
+        if not single:
+            q = frontier.queue(I)
+            if q.size:
+                _module.kernel("mark_queue", I)((_module.grid_for(q.size, bl),), (bl,),
+                                                (q, np.int64(q.size), np.int32(k - 1), s.st))
+        parent.bfs_state = s
+        return s
+
+    def _finish(self, s, parent, level, frontier, k):
+        parent.touched()
+        if level is not None:
+            level.touched()
+        s.version, s.k, s.frontier = parent.version, k, weakref.ref(frontier)
+
+    def _in_ptr(self, A):
+        """Row pointers whose differences are in-degrees of A's columns (null: not needed)."""
+        if not A.graph.directed:
+            return A.indptr
+        return self.matrix(A.graph, transpose=not A.transposed, loops=A.loops).indptr
+
+    def _frontier(self, n, q, nq, fe, nh, parent_values):
+        q = q[:nq]
+
+        def build():
+            present = cp.zeros(n, dtype=bool)
+            values = cp.zeros(n, dtype=np.int64)
+            if nq:
+                present[q] = True
+                values[q] = parent_values[q]
+            return values, present
+
+        f = GpuVector(n, lazy=build, queue=q, nvals=nq)
+        f._qedges, f._nhubs = fe, nh
+        return f
+
+    def _queue_hubs(self, A, frontier, q) -> int:
+        """Hubs in the frontier: known from the step that made it, else computed."""
+        if frontier._nhubs is not None:
+            return frontier._nhubs
+        if frontier._host_queue is not None:
+            return int((A.row_degree_host()[frontier._host_queue] >= A.hub_deg).sum())
+        return int(((A.indptr[q.astype(np.int64) + 1] - A.indptr[q]) >= A.hub_deg).sum())  # sync
+
+    def _small(self, A, frontier, q, nq, limit) -> bool:
+        """Whether the persistent queue kernel suits this frontier (and its next level)."""
+        return (0 < nq <= limit and self._queue_edges(A, frontier, q) <= self._edge_limit(A)
+                and self._queue_hubs(A, frontier, q) == 0)
+
+    def _edge_limit(self, A) -> int:
+        return min(self.persistent_edge_limit, max(1024, A.nstored // 64))
+
+    def _queue_edges(self, A, frontier, q) -> int:
+        """Out-edges of the frontier: known from the step that made it, else computed."""
+        if frontier._qedges is not None:
+            return frontier._qedges
+        if frontier._host_queue is not None:
+            return int(A.row_degree_host()[frontier._host_queue].sum())
+        return int((A.indptr[q.astype(np.int64) + 1] - A.indptr[q]).sum())   # sync
+
+    # ------------------------------------------------------------------ one level
+    def bfs_level(self, A, AT, frontier, parent, level, k, method, semiring, degrees=None):
+        if method not in self.bfs_methods:
+            raise ValueError(f"the gpu executor has no BFS method {method!r}; "
+                             f"one of {self.bfs_methods}")
+        if not _fusable(semiring, parent, level):
+            return Executor.bfs_level(self, A, AT, frontier, parent, level, k,
+                                      PUSH if method in _PUSH_METHODS else PULL, semiring,
+                                      degrees)
+        I = A.index_dtype
+        n = A.n
+        if degrees is not None and self.small_level_guard:
+            # In a direction-optimizing run, a small frontier without hubs is expanded by
+            # one level of the queue kernel whatever the direction: every pull or
+            # status-scan step costs a pass over all n vertices, this one does not.
+            q = frontier.queue(I)
+            nq = int(q.size)
+            if self._small(A, frontier, q, nq, self.small_frontier):
+                f, _, nq, fe, vin = self._persistent(A, frontier, q, nq, parent, level, k,
+                                                     semiring, 0, True)
+                return f, LevelStats(nq, fe, vin)
+        s = self._state(parent, frontier, k, I)
+        want = np.int32(semiring == "any_secondi")
+        pv, pp = parent.values, parent.present
+        lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
+        in_ptr = self._in_ptr(A) if degrees is not None else _NULL
+        kk = np.int32(k)
+        cnt = s.counters(k)
+        nxt = cp.empty(n, dtype=I)
+        bl = self.block
+        visit = (s.st, kk, pv, pp, lv, lp, want)
+        fused = False
+        if method in ("pull", "pull_hub"):
+            if AT is None:
+                AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
+            if method == "pull":
+                _module.kernel("pull_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
+                                                 (AT.indptr, AT.indices, np.int64(n)) + visit)
+            else:
+                _module.kernel("pull_hub", I)(
+                    (_module.grid_for(n, bl, 4),), (bl,),
+                    (AT.indptr, AT.indices, np.int64(n)) + visit +
+                    (nxt, A.indptr, in_ptr, cnt, s.hc, np.int64(A.hub_deg)))
+                fused = True
+        elif method in ("queue", "queue_private", "push_balanced"):
+            q = frontier.queue(I)
+            nq = int(q.size)
+            if nq:
+                if method == "push_balanced":
+                    fe = self._queue_edges(A, frontier, q)
+                    prefix = cp.empty(nq, dtype=np.int64)
+                    _module.kernel("queue_degrees", I)((_module.grid_for(nq, bl),), (bl,),
+                                                       (A.indptr, q, np.int64(nq), prefix))
+                    cp.cumsum(prefix, out=prefix)
+                    _module.kernel("push_balanced", I)(
+                        (_module.grid_for(max(fe, 1), bl),), (bl,),
+                        (A.indptr, A.indices, q, prefix, np.int64(nq)) + visit)
+                else:
+                    name = "queue_push" if method == "queue" else "queue_push_private"
+                    _module.kernel(name, I)((_module.grid_for(nq, bl),), (bl,),
+                                            (A.indptr, A.indices, q, np.int64(nq), nxt) + visit
+                                            + (in_ptr, cnt))
+            fused = method != "push_balanced"
+        elif method == "push":
+            _module.kernel("push_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
+                                             (A.indptr, A.indices, np.int64(n)) + visit)
+        else:  # edge
+            m = A.nstored
+            if m:
+                _module.kernel("edge_centric", I)((_module.grid_for(m, bl, 16),), (bl,),
+                                                  (A.rows(), A.indices, np.int64(m)) + visit)
+        if not fused and n:
+            _module.kernel("compact_status", I)(
+                (_module.grid_for(n, bl, 8),), (bl,),
+                (s.st, np.int64(n), kk, nxt, A.indptr, in_ptr, cnt, s.hc,
+                 np.int64(A.hub_deg)))
+        nq, fe, vin, nh = (int(x) for x in cnt.get())        # sync: the one per level
+        f = self._frontier(n, nxt, nq, fe, nh if method in _COUNTS_HUBS else None, pv)
+        self._finish(s, parent, level, f, k)
+        stats = LevelStats(nq, fe, vin) if degrees is not None else LevelStats(nq, 0, 0)
+        return f, stats
+
+    # ------------------------------------------------------------------ many small levels
+    def bfs_push_levels(self, A, frontier, parent, level, k, semiring, limit, degrees=None):
+        if not _fusable(semiring, parent, level):
+            return Executor.bfs_push_levels(self, A, frontier, parent, level, k, semiring,
+                                            limit, degrees)
+        I = A.index_dtype
+        run = degrees if degrees is not None else (None, None)
+        cur, last_k, vin = frontier, k - 1, 0
+        nq = cur.nvals()
+        fe = 0
+        while 0 < nq <= limit:
+            q = cur.queue(I)
+            if not self._small(A, cur, q, nq, limit):
+                # too many edges or a hub: a warp per vertex would serialize. Hand back so
+                # the caller's direction rule sees this frontier, or (nothing run yet) run
+                # one load-balanced level.
+                if last_k >= k:
+                    fe = self._queue_edges(A, cur, q)
+                    break
+                cur, st = self.bfs_level(A, None, cur, parent, level, last_k + 1,
+                                         "push_balanced", semiring, run)
+                last_k += 1
+                nq, fe, vin = st.nq, st.frontier_edges, vin + st.visited_in_edges
+                continue
+            cur, last_k, nq, fe, v = self._persistent(A, cur, q, nq, parent, level,
+                                                      last_k + 1, semiring, limit,
+                                                      degrees is not None)
+            vin += v
+        stats = (LevelStats(nq, fe, vin) if degrees is not None
+                 else LevelStats(nq, 0, 0))
+        return cur, last_k, stats
+
+    def _persistent(self, A, cur, q, nq, parent, level, k, semiring, limit, in_degrees):
+        """Levels k, k+1, ... in one launch of push_persistent (see bfs.cu)."""
+        I, n = A.index_dtype, A.n
+        s = self._state(parent, cur, k, I)
+        qa = cp.empty(n, dtype=I)
+        qb = cp.empty(n, dtype=I)
+        ctl = cp.zeros(15, dtype=np.uint64)
+        lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
+        in_ptr = self._in_ptr(A) if in_degrees else _NULL
+        blocks = self.persistent_blocks or max(1, _module.sm_count() // 2)
+        _module.kernel("push_persistent", I)(
+            (blocks,), (self.block,),
+            (A.indptr, A.indices, in_ptr, q, qa, qb, np.int64(nq), np.int32(k),
+             np.int64(limit), np.int64(self._edge_limit(A)), s.st, parent.values,
+             parent.present, lv, lp, np.int32(semiring == "any_secondi"), ctl,
+             self._barrier(), s.hc, np.int64(A.hub_deg)))
+        c = ctl.get()                                         # sync: once per launch
+        last_k, nq, fe = int(c[7]), int(c[8]), int(c[9])
+        f = self._frontier(n, qb if c[10] else qa, nq, fe, int(c[14]), parent.values)
+        self._finish(s, parent, level, f, last_k)
+        return f, last_k, nq, fe, int(c[6])
+
+    def _barrier(self):
+        bar = getattr(self, "_bar", None)
+        if bar is None:
+            bar = self._bar = cp.zeros(2, dtype=np.uint32)
+        return bar

@@ -1,0 +1,298 @@
+"""The gpu executor: every step of :class:`lagraph_py.executor.Executor` on CuPy.
+
+Semantics mirror ``lagraph_py/cpu.py`` exactly (value types, comparisons giving int64 0/1,
+``reduce`` returning a Python scalar or None, ``to_coo`` with ascending indices, ``scatter``
+with ``any`` keeping the first entry like GraphBLAS ``dup_op=first``). Vectors are
+:class:`~gpu_backend.vector.GpuVector` (dense values + presence bitmap); matrices are
+:class:`~gpu_backend.storage.DeviceMatrix` (device CSR). Element-wise steps are CuPy
+element-wise expressions; the matrix steps and scatter are the kernels of
+``kernels/primitives.cu``; the BFS group steps are the fused kernels of ``kernels/bfs.cu``
+(:mod:`gpu_backend.bfs_steps`). Each device-to-host synchronization is marked ``# sync``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import cupy as cp
+import numpy as np
+
+from lagraph_py.executor import SEMIRINGS, Executor
+
+from . import _module
+from .bfs_steps import BfsSteps
+from .storage import DeviceMatrix, device_matrix
+from .vector import GpuVector
+
+_SEMIRING_CODE = {"any_secondi": 0, "any_pair": 1, "plus_pair": 2, "min_second": 3,
+                  "max_second": 4}
+_COMPARISONS = {"eq": cp.equal, "ne": cp.not_equal, "lt": cp.less, "le": cp.less_equal,
+                "gt": cp.greater, "ge": cp.greater_equal}
+_ARITH = {"min": cp.fmin, "max": cp.fmax, "plus": cp.add, "minus": cp.subtract,
+          "times": cp.multiply}
+_INT64, _FP64 = np.dtype(np.int64), np.dtype(np.float64)
+#: Small host index lists are remembered on the vector, so a BFS can size its first step
+#: without a device-to-host copy.
+_HOST_QUEUE_MAX = 64
+
+
+def _value_dtype(dtype) -> np.dtype:
+    """Vector values are int64 or float64 (anything integral or boolean -> int64)."""
+    return _FP64 if np.dtype(dtype).kind in "fc" else _INT64
+
+
+def _scalar_dtype(x) -> np.dtype:
+    return _FP64 if isinstance(x, (float, np.floating)) else _INT64
+
+
+def _binary(op, a, b, rt):
+    if op in _COMPARISONS:
+        return _COMPARISONS[op](a, b).astype(_INT64)
+    if op == "first":
+        return cp.asarray(a).astype(rt)
+    if op == "second":
+        return cp.broadcast_to(cp.asarray(b, dtype=rt), a.shape).astype(rt)
+    if op in _ARITH:
+        return _ARITH[op](a.astype(rt), cp.asarray(b).astype(rt) if isinstance(b, cp.ndarray)
+                          else rt.type(b))
+    raise ValueError(f"unknown binary op {op!r}")
+
+
+def _result_dtype(op, a, b) -> np.dtype:
+    return _INT64 if op in _COMPARISONS else np.result_type(a, b)
+
+
+class GpuExecutor(BfsSteps, Executor):
+    """The step vocabulary on a CUDA GPU through CuPy (see the module docstring)."""
+
+    name = "gpu"
+
+    # ---------------------------------------------------------------- storage
+    def matrix(self, G, *, transpose=False, loops=True) -> DeviceMatrix:
+        return device_matrix(G, transpose=transpose, loops=loops)
+
+    def degree(self, G, *, incoming=False) -> GpuVector:
+        def build():
+            deg = G.in_degree() if incoming else G.out_degree()
+            return GpuVector(G.n, cp.asarray(deg, dtype=np.int64), cp.ones(G.n, dtype=bool),
+                             nvals=G.n)
+        return G._cached(f"gpu.degree.{int(incoming)}", build)
+
+    def array(self, values) -> cp.ndarray:
+        return cp.array(values, copy=True)
+
+    def vector(self, size, indices, values) -> GpuVector:
+        size = operator.index(size)
+        host = not isinstance(indices, cp.ndarray)
+        if host:
+            idx_h = np.asarray(indices, dtype=np.int64).reshape(-1)
+            if idx_h.size and (idx_h.min() < 0 or idx_h.max() >= size):
+                raise IndexError(f"vector indices must lie in [0, {size})")
+            idx = cp.asarray(idx_h)
+        else:
+            idx = indices.astype(np.int64, copy=False).reshape(-1)
+        if np.ndim(values) == 0 and not isinstance(values, cp.ndarray):
+            dtype = _INT64                         # like the cpu executor: scalar -> int64
+            vals = values
+            if host and idx_h.size == 1:           # one entry: no host-to-device copy
+                out = cp.empty(size, dtype=dtype)
+                present = cp.zeros(size, dtype=bool)
+                _module.kernel("set_one", dtype)((1,), (1,), (np.int64(idx_h[0]),
+                                                 dtype.type(vals), out, present))
+                v = GpuVector(size, out, present, nvals=1)
+                v._host_queue = idx_h
+                return v
+        else:
+            vals = values if isinstance(values, cp.ndarray) else np.asarray(values)
+            dtype = _value_dtype(vals.dtype)
+            vals = cp.asarray(vals).astype(dtype, copy=False)
+        out = cp.empty(size, dtype=dtype)
+        present = cp.zeros(size, dtype=bool)
+        if idx.size:
+            out[idx] = vals
+            present[idx] = True
+        v = GpuVector(size, out, present, nvals=int(idx.size), queue=idx)
+        if host and idx_h.size <= _HOST_QUEUE_MAX:
+            v._host_queue = idx_h
+        return v
+
+    def full(self, size, value) -> GpuVector:
+        dtype = _INT64 if isinstance(value, (int, np.integer)) else _FP64
+        return GpuVector(size, cp.full(size, value, dtype=dtype), cp.ones(size, dtype=bool),
+                         nvals=size)
+
+    def iota(self, size) -> GpuVector:
+        return GpuVector(size, cp.arange(size, dtype=np.int64), cp.ones(size, dtype=bool),
+                         nvals=size)
+
+    def dup(self, u) -> GpuVector:
+        v = GpuVector(u.size, u.values.copy(), u.present.copy(), nvals=u._nvals)
+        return v
+
+    # ---------------------------------------------------------------- reading back
+    def nvals(self, u) -> int:
+        return u.nvals()
+
+    def to_coo(self, u):
+        idx = cp.flatnonzero(u.present)            # sync (output size)
+        return idx.astype(np.int64, copy=False), u.values[idx]
+
+    def to_dense(self, u, fill):
+        dtype = u.dtype                              # like the cpu: fill cast to u's type
+        return cp.where(u.present, u.values, dtype.type(fill)).astype(dtype, copy=False)
+
+    # ---------------------------------------------------------------- algebra
+    def _mask_args(self, mask, complement, dummy):
+        if mask is None:
+            return dummy, 0
+        return mask.present, 2 if complement else 1
+
+    def _semiring_out(self, semiring, u, n, vector_op):
+        """Kernel code, output type, output buffer and value source for ``semiring``.
+
+        ``vector_op`` is the multiply op that yields the vector entry: ``"first"`` in vxm
+        (``u ⊕.⊗ A``), ``"second"`` in mxv (``A ⊕.⊗ u``). The other one yields the matrix
+        entry, the pattern's 1, so ``min``/``max`` of it run as ``any_pair`` in u's type.
+        """
+        add, _, mult = semiring.partition("_")
+        if semiring in _SEMIRING_CODE:
+            code = _SEMIRING_CODE[semiring]
+        elif add in ("min", "max") and mult in ("first", "second"):
+            code = _SEMIRING_CODE[f"{add}_second"] if mult == vector_op else 1
+        else:
+            raise ValueError(f"unknown semiring {semiring!r}; one of {SEMIRINGS}")
+        dtype = _INT64 if semiring in ("any_secondi", "any_pair", "plus_pair") else u.dtype
+        if code == 2:
+            out = cp.zeros(n, dtype=dtype)
+        elif code == 3:
+            out = cp.full(n, np.inf if dtype == _FP64 else np.iinfo(np.int64).max, dtype=dtype)
+        elif code == 4:
+            out = cp.full(n, -np.inf if dtype == _FP64 else np.iinfo(np.int64).min, dtype=dtype)
+        else:
+            out = cp.empty(n, dtype=dtype)
+        uval = u.values if code >= 3 else out      # unused for codes 0..2
+        return code, dtype, out, uval
+
+    def vxm(self, u, A, semiring, *, mask=None, complement=False) -> GpuVector:
+        code, dtype, out, uval = self._semiring_out(semiring, u, A.n, "first")
+        pres = cp.zeros(A.n, dtype=bool)
+        m, mode = self._mask_args(mask, complement, pres)
+        q = u.queue(np.int64)
+        if q.size:
+            block = 256
+            _module.kernel("vxm_push", A.index_dtype, dtype)(
+                (_module.grid_for(q.size * 32, block),), (block,),
+                (A.indptr, A.indices, q, np.int64(q.size), uval, m, np.int32(mode), out, pres,
+                 np.int32(code)))
+        return GpuVector(A.n, out, pres)
+
+    def mxv(self, A, u, semiring, *, mask=None, complement=False) -> GpuVector:
+        code, dtype, out, uval = self._semiring_out(semiring, u, A.n, "second")
+        pres = cp.zeros(A.n, dtype=bool)
+        m, mode = self._mask_args(mask, complement, pres)
+        if A.n:
+            block = 256
+            _module.kernel("mxv_pull", A.index_dtype, dtype)(
+                (_module.grid_for(A.n, block),), (block,),
+                (A.indptr, A.indices, np.int64(A.n), u.present, uval, m, np.int32(mode), out,
+                 pres, np.int32(code)))
+        return GpuVector(A.n, out, pres)
+
+    def ewise_add(self, u, v, op) -> GpuVector:
+        pu, pv, a, b = u.present, v.present, u.values, v.values
+        rt = _result_dtype(op, a.dtype, b.dtype)
+        both = pu & pv
+        single = cp.where(pu, a, b)
+        if op in _COMPARISONS:     # GraphBLAS casts a lone entry to the op's type, BOOL
+            single = single != 0
+        vals = cp.where(both, _binary(op, a, b, np.result_type(a.dtype, b.dtype)),
+                        single).astype(rt, copy=False)
+        return GpuVector(u.size, vals, pu | pv)
+
+    def ewise_mult(self, u, v, op) -> GpuVector:
+        a, b = u.values, v.values
+        vals = _binary(op, a, b, np.result_type(a.dtype, b.dtype))
+        return GpuVector(u.size, vals.astype(_result_dtype(op, a.dtype, b.dtype), copy=False),
+                         u.present & v.present)
+
+    def apply(self, u, op, right=None) -> GpuVector:
+        if op == "index":
+            return GpuVector(u.size, cp.arange(u.size, dtype=np.int64), u.present.copy(),
+                             nvals=u._nvals)
+        rt = np.result_type(u.dtype, _scalar_dtype(right))
+        vals = _binary(op, u.values, right, rt)
+        return GpuVector(u.size, vals.astype(_result_dtype(op, u.dtype, rt), copy=False),
+                         u.present.copy(), nvals=u._nvals)
+
+    def select(self, u, op, thunk) -> GpuVector:
+        keep = _COMPARISONS[op](u.values, thunk)
+        return GpuVector(u.size, u.values.copy(), u.present & keep)
+
+    def mask(self, u, mask, *, complement=False) -> GpuVector:
+        keep = ~mask.present if complement else mask.present
+        return GpuVector(u.size, u.values.copy(), u.present & keep)
+
+    def assign(self, w, u, *, mask=None) -> None:
+        sel = u.present if mask is None else (u.present & mask.present)
+        cp.copyto(w.values, u.values, casting="unsafe", where=sel)
+        cp.logical_or(w.present, sel, out=w.present)
+        w.touched()
+
+    def assign_scalar(self, w, value, *, mask) -> None:
+        cp.copyto(w.values, w.dtype.type(value), casting="unsafe", where=mask.present)
+        cp.logical_or(w.present, mask.present, out=w.present)
+        w.touched()
+
+    def reduce(self, u, monoid):
+        if u.nvals() == 0:                                   # sync (unless known)
+            return None
+        vals, pres = u.values, u.present
+        if monoid == "plus":
+            r = cp.where(pres, vals, 0).sum()
+        elif monoid == "min":
+            r = cp.where(pres, vals, np.inf if u.dtype == _FP64 else np.iinfo(np.int64).max).min()
+        elif monoid == "max":
+            r = cp.where(pres, vals, -np.inf if u.dtype == _FP64 else np.iinfo(np.int64).min).max()
+        elif monoid == "any":
+            r = vals[cp.argmax(pres)]
+        else:
+            raise ValueError(f"unknown monoid {monoid!r}")
+        return r.astype(u.dtype).item()                      # sync
+
+    def extract(self, table, index) -> GpuVector:
+        t = index.values.astype(np.int64, copy=False)
+        ip = index.present
+        if bool(cp.any(ip & ((t < 0) | (t >= table.size)))):  # sync
+            raise IndexError(f"extract: an index value lies outside [0, {table.size})")
+        tt = cp.clip(t, 0, max(table.size - 1, 0))
+        if table.size == 0:
+            return GpuVector(index.size, cp.empty(index.size, table.dtype),
+                             cp.zeros(index.size, dtype=bool))
+        return GpuVector(index.size, table.values[tt], ip & table.present[tt])
+
+    def scatter(self, size, index, values, monoid) -> GpuVector:
+        codes = {"min": 0, "max": 1, "plus": 2, "any": 3}
+        if monoid not in codes:
+            raise ValueError(f"unknown monoid {monoid!r}")
+        k = cp.flatnonzero(index.present & values.present)   # sync (output size)
+        t = index.values[k].astype(np.int64, copy=False)
+        v = values.values[k]
+        dtype = values.dtype
+        if t.size and bool(cp.any((t < 0) | (t >= size))):    # sync
+            raise IndexError(f"scatter: an index value lies outside [0, {size})")
+        if monoid == "min":
+            out = cp.full(size, np.inf if dtype == _FP64 else np.iinfo(np.int64).max, dtype)
+        elif monoid == "max":
+            out = cp.full(size, -np.inf if dtype == _FP64 else np.iinfo(np.int64).min, dtype)
+        else:
+            out = cp.zeros(size, dtype)
+        first = cp.full(size, np.iinfo(np.int64).max, np.int64) if monoid == "any" else out
+        pres = cp.zeros(size, dtype=bool)
+        if t.size:
+            block = 256
+            _module.kernel("scatter_reduce", dtype)(
+                (_module.grid_for(t.size, block),), (block,),
+                (t, v, np.int64(t.size), out, first, pres, np.int32(codes[monoid])))
+            if monoid == "any":
+                out = cp.where(pres, v[cp.minimum(first, t.size - 1)], out)
+        return GpuVector(size, out, pres)

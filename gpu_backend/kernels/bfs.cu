@@ -1,0 +1,431 @@
+// Fused BFS level kernels (one idea each; see docs/gpu.md). Templated over the index type I
+// of the CSR arrays (int or long long); instantiated through RawModule name expressions.
+//
+// Shared state of one BFS run (gpu_backend/bfs_steps.py):
+//   st[v]    int32 status: the level at which v was visited, UNV if unvisited (Enterprise's
+//            status array). Vertices visited before the run's first fused level hold OLD.
+//   pv/pp    values / presence bytes of the `parent` vector (pv = parent id, or 1 for ANY_PAIR)
+//   lv/lp    values / presence bytes of the `level` vector (null when levels are not wanted)
+//   cnt[0]   vertices in the new frontier, cnt[1] their out-edges, cnt[2] their in-edges
+//            (LevelStats, read back with one device-to-host copy per level)
+//   hc[]     hub cache, direct mapped: hc[v & (HC - 1)] = (level << 32) | v for frontier
+//            vertices of out-degree >= hub_deg (written while a frontier is built, read into
+//            shared memory by the next pull step).
+
+#define UNV 0x7fffffff
+#define HC 2048
+
+__device__ __forceinline__ void visit(long long v, long long u, int k, long long* pv,
+                                      unsigned char* pp, long long* lv, unsigned char* lp,
+                                      int want_parent) {
+    pv[v] = want_parent ? u : 1;
+    pp[v] = 1;
+    if (lv) { lv[v] = k; lp[v] = 1; }
+}
+
+template <typename I>
+__device__ __forceinline__ unsigned long long deg_of(const I* ptr, long long v) {
+    return ptr ? (unsigned long long)(ptr[v + 1] - ptr[v]) : 0ull;
+}
+
+// Exclusive block scan of one int per thread; every thread of the block must call it.
+__device__ __forceinline__ int block_excl_scan(int x, int* total) {
+    __shared__ int warp_sums[32];
+    int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    int v = x;
+    for (int o = 1; o < 32; o <<= 1) {
+        int y = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o) v += y;
+    }
+    if (lane == 31) warp_sums[wid] = v;
+    __syncthreads();
+    if (wid == 0) {
+        int s = lane < nw ? warp_sums[lane] : 0;
+        for (int o = 1; o < 32; o <<= 1) {
+            int y = __shfl_up_sync(0xffffffffu, s, o);
+            if (lane >= o) s += y;
+        }
+        if (lane < nw) warp_sums[lane] = s;
+    }
+    __syncthreads();
+    int res = (wid ? warp_sums[wid - 1] : 0) + v - x;
+    *total = warp_sums[nw - 1];
+    __syncthreads();
+    return res;
+}
+
+// Sum a, b, c over the block and add each to *da, *db, *dc with one atomic (all threads call).
+__device__ __forceinline__ void block_add_to(unsigned long long a, unsigned long long b,
+                                             unsigned long long c, unsigned long long* da,
+                                             unsigned long long* db, unsigned long long* dc) {
+    __shared__ unsigned long long sa[32], sb[32], sc[32];
+    int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_down_sync(0xffffffffu, a, o);
+        b += __shfl_down_sync(0xffffffffu, b, o);
+        c += __shfl_down_sync(0xffffffffu, c, o);
+    }
+    if (lane == 0) { sa[wid] = a; sb[wid] = b; sc[wid] = c; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long ta = 0, tb = 0, tc = 0;
+        for (int w = 0; w < nw; ++w) { ta += sa[w]; tb += sb[w]; tc += sc[w]; }
+        if (ta) atomicAdd(da, ta);
+        if (tb) atomicAdd(db, tb);
+        if (tc) atomicAdd(dc, tc);
+    }
+}
+
+// Append the flagged vertex of each thread to `queue` in block order: a block scan gives
+// each its slot, one atomicAdd per block (only when it has any) reserves the block's range.
+template <typename I>
+__device__ __forceinline__ void block_append(bool flag, long long v, I* queue,
+                                             unsigned long long* counter) {
+    __shared__ unsigned long long base;
+    int total;
+    int off = block_excl_scan(flag ? 1 : 0, &total);
+    if (total == 0) return;                       // uniform across the block
+    if (threadIdx.x == 0) base = atomicAdd(counter, (unsigned long long)total);
+    __syncthreads();
+    if (flag) queue[base + off] = (I)v;
+    __syncthreads();
+}
+
+// ---------------------------------------------------------------------------------------
+// Frontier queue from the status array (Enterprise): vertices with st[v] == k, no
+// duplicates, no per-vertex atomics. Also the level's stats and the hub cache.
+template <typename I>
+__global__ void compact_status(const int* __restrict__ st, long long n, int k, I* queue,
+                               const I* __restrict__ out_ptr, const I* __restrict__ in_ptr,
+                               unsigned long long* cnt, unsigned long long* hc,
+                               long long hub_deg) {
+    unsigned long long dout = 0, din = 0, hubs = 0;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
+         base += (long long)gridDim.x * blockDim.x) {
+        long long v = base + threadIdx.x;
+        bool flag = v < n && st[v] == k;
+        if (flag) {
+            unsigned long long d = deg_of(out_ptr, v);
+            dout += d;
+            din += deg_of(in_ptr, v);
+            if ((long long)d >= hub_deg) {
+                hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
+                ++hubs;
+            }
+        }
+        block_append(flag, v, queue, cnt);
+    }
+    block_add_to(dout, din, hubs, cnt + 1, cnt + 2, cnt + 3);
+}
+
+// ---------------------------------------------------------------------------------------
+// PMPP 15.2: vertex-centric push. One thread per vertex; a vertex of the frontier (st ==
+// k-1) visits its unvisited out-neighbours. Racing writers store the same level and one of
+// the valid parents. The frontier queue is built afterwards by compact_status.
+template <typename I>
+__global__ void push_vertex(const I* __restrict__ indptr, const I* __restrict__ indices,
+                            long long n, int* st, int k, long long* pv, unsigned char* pp,
+                            long long* lv, unsigned char* lp, int want_parent) {
+    for (long long u = (long long)blockIdx.x * blockDim.x + threadIdx.x; u < n;
+         u += (long long)gridDim.x * blockDim.x) {
+        if (st[u] != k - 1) continue;
+        for (long long p = indptr[u]; p < (long long)indptr[u + 1]; ++p) {
+            long long v = indices[p];
+            if (st[v] == UNV) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); }
+        }
+    }
+}
+
+// PMPP 15.3: vertex-centric pull. One thread per unvisited vertex scans its in-neighbours
+// (rows of the transpose) and stops at the first one in the frontier.
+template <typename I>
+__global__ void pull_vertex(const I* __restrict__ tptr, const I* __restrict__ tind, long long n,
+                            int* st, int k, long long* pv, unsigned char* pp, long long* lv,
+                            unsigned char* lp, int want_parent) {
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+         v += (long long)gridDim.x * blockDim.x) {
+        if (st[v] != UNV) continue;
+        for (long long p = tptr[v]; p < (long long)tptr[v + 1]; ++p) {
+            long long u = tind[p];
+            if (st[u] == k - 1) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); break; }
+        }
+    }
+}
+
+// PMPP 15.4: edge-centric. One thread per stored edge (COO rows[e] -> indices[e]).
+template <typename I>
+__global__ void edge_centric(const I* __restrict__ rows, const I* __restrict__ indices,
+                             long long m, int* st, int k, long long* pv, unsigned char* pp,
+                             long long* lv, unsigned char* lp, int want_parent) {
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m;
+         e += (long long)gridDim.x * blockDim.x) {
+        long long u = rows[e];
+        if (st[u] != k - 1) continue;
+        long long v = indices[e];
+        if (st[v] == UNV) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); }
+    }
+}
+
+// PMPP 15.5: frontier queue in, frontier queue out; atomicCAS claims a vertex once and an
+// atomicAdd on the global counter gives it a slot in the next queue.
+template <typename I>
+__global__ void queue_push(const I* __restrict__ indptr, const I* __restrict__ indices,
+                           const I* __restrict__ q, long long nq, I* nxt, int* st, int k,
+                           long long* pv, unsigned char* pp, long long* lv, unsigned char* lp,
+                           int want_parent, const I* __restrict__ in_ptr,
+                           unsigned long long* cnt) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nq;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long u = q[i];
+        for (long long p = indptr[u]; p < (long long)indptr[u + 1]; ++p) {
+            long long v = indices[p];
+            if (st[v] == UNV && atomicCAS(&st[v], UNV, k) == UNV) {
+                visit(v, u, k, pv, pp, lv, lp, want_parent);
+                nxt[atomicAdd(&cnt[0], 1ull)] = (I)v;
+                atomicAdd(&cnt[1], deg_of(indptr, v));
+                if (in_ptr) atomicAdd(&cnt[2], deg_of(in_ptr, v));
+            }
+        }
+    }
+}
+
+// PMPP 15.6: as queue_push, with a block-private queue in shared memory; the block copies
+// it out with one global atomicAdd. Overflow goes straight to the global queue.
+#define QCAP 2048
+template <typename I>
+__global__ void queue_push_private(const I* __restrict__ indptr, const I* __restrict__ indices,
+                                   const I* __restrict__ q, long long nq, I* nxt, int* st, int k,
+                                   long long* pv, unsigned char* pp, long long* lv,
+                                   unsigned char* lp, int want_parent,
+                                   const I* __restrict__ in_ptr, unsigned long long* cnt) {
+    __shared__ I sq[QCAP];
+    __shared__ unsigned int scount;
+    __shared__ unsigned long long sdeg[2];
+    __shared__ unsigned long long sbase;
+    if (threadIdx.x == 0) { scount = 0; sdeg[0] = 0; sdeg[1] = 0; }
+    __syncthreads();
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nq;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long u = q[i];
+        for (long long p = indptr[u]; p < (long long)indptr[u + 1]; ++p) {
+            long long v = indices[p];
+            if (st[v] == UNV && atomicCAS(&st[v], UNV, k) == UNV) {
+                visit(v, u, k, pv, pp, lv, lp, want_parent);
+                unsigned int slot = atomicAdd(&scount, 1u);
+                if (slot < QCAP) sq[slot] = (I)v;
+                else nxt[atomicAdd(&cnt[0], 1ull)] = (I)v;
+                atomicAdd(&sdeg[0], deg_of(indptr, v));
+                if (in_ptr) atomicAdd(&sdeg[1], deg_of(in_ptr, v));
+            }
+        }
+    }
+    __syncthreads();
+    unsigned int m = scount < QCAP ? scount : QCAP;
+    if (threadIdx.x == 0) {
+        sbase = m ? atomicAdd(&cnt[0], (unsigned long long)m) : 0;
+        if (sdeg[0]) atomicAdd(&cnt[1], sdeg[0]);
+        if (sdeg[1]) atomicAdd(&cnt[2], sdeg[1]);
+    }
+    __syncthreads();
+    for (unsigned int j = threadIdx.x; j < m; j += blockDim.x) nxt[sbase + j] = sq[j];
+}
+
+// ---------------------------------------------------------------------------------------
+// Production push ("push_balanced"): out-degrees of the frontier queue and their inclusive
+// prefix sum (cupy.cumsum) split the level's edges evenly over all threads; each thread
+// finds the frontier vertex owning its edge by binary search (merge-path style load
+// balance, so one hub and many leaves cost the same per edge). Claims are benign writes of
+// the status array; compact_status then builds the next queue without atomics per vertex.
+template <typename I>
+__global__ void queue_degrees(const I* __restrict__ indptr, const I* __restrict__ q, long long nq,
+                              long long* deg) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nq;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long u = q[i];
+        deg[i] = (long long)(indptr[u + 1] - indptr[u]);
+    }
+}
+
+template <typename I>
+__global__ void push_balanced(const I* __restrict__ indptr, const I* __restrict__ indices,
+                              const I* __restrict__ q, const long long* __restrict__ prefix,
+                              long long nq, int* st, int k, long long* pv, unsigned char* pp,
+                              long long* lv, unsigned char* lp, int want_parent) {
+    if (nq == 0) return;
+    long long total = prefix[nq - 1];
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (long long)gridDim.x * blockDim.x) {
+        long long lo = 0, hi = nq - 1;
+        while (lo < hi) {
+            long long mid = (lo + hi) >> 1;
+            if (prefix[mid] > e) hi = mid; else lo = mid + 1;
+        }
+        long long u = q[lo];
+        long long start = lo ? prefix[lo - 1] : 0;
+        long long v = indices[(long long)indptr[u] + (e - start)];
+        if (st[v] == UNV) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); }
+    }
+}
+
+// Production pull ("pull_hub"): one thread per unvisited vertex scans its in-neighbours and
+// stops at the first parent in the frontier. The frontier's hubs, cached by the previous
+// step in hc[], are loaded into shared memory first, so most hits cost no global read.
+// The next frontier queue and its stats are built in the same kernel (block scan).
+template <typename I>
+__global__ void pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, long long n,
+                         int* st, int k, long long* pv, unsigned char* pp, long long* lv,
+                         unsigned char* lp, int want_parent, I* queue,
+                         const I* __restrict__ out_ptr, const I* __restrict__ in_ptr,
+                         unsigned long long* cnt, unsigned long long* hc, long long hub_deg) {
+    __shared__ unsigned long long cache[HC];
+    for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
+    __syncthreads();
+    const unsigned long long want = (unsigned long long)(k - 1) << 32;
+    unsigned long long dout = 0, din = 0, hubs = 0;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
+         base += (long long)gridDim.x * blockDim.x) {
+        long long v = base + threadIdx.x;
+        bool found = false;
+        if (v < n && st[v] == UNV) {
+            for (long long p = tptr[v]; p < (long long)tptr[v + 1]; ++p) {
+                long long u = tind[p];
+                if (cache[u & (HC - 1)] == (want | (unsigned long long)u) || st[u] == k - 1) {
+                    st[v] = k;
+                    visit(v, u, k, pv, pp, lv, lp, want_parent);
+                    found = true;
+                    break;
+                }
+            }
+            if (found) {
+                unsigned long long d = deg_of(out_ptr, v);
+                dout += d;
+                din += deg_of(in_ptr, v);
+                if ((long long)d >= hub_deg) {
+                    hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
+                    ++hubs;
+                }
+            }
+        }
+        block_append(found, v, queue, cnt);
+    }
+    block_add_to(dout, din, hubs, cnt + 1, cnt + 2, cnt + 3);
+}
+
+// ---------------------------------------------------------------------------------------
+// Persistent multi-level push for small frontiers: one launch runs levels k, k+1, ... with
+// a software grid barrier between levels (gridDim.x must not exceed the blocks that fit on
+// the device at once; gridDim.x == 1 is PMPP's single-block kernel). A warp expands each
+// frontier vertex; atomicCAS claims; the next queue is appended with atomicAdd. The loop
+// stops when the next frontier is empty, has more than `limit` vertices or more than
+// `edge_limit` out-edges; every block reads the same counters after the barrier, so all
+// leave together.
+// ctl: [0..2] queue counts (rotating), [3..5] out-edge sums (rotating), [6] in-edge sum of
+// all vertices visited, [7] last level run, [8] its frontier size, [9] its out-edges,
+// [10] which buffer holds it (0: qa, 1: qb), [11..13] hub counts (rotating), [14] hubs in
+// the last frontier. bar: [0] arrivals, [1] generation.
+__device__ __forceinline__ void grid_sync(unsigned int* bar, unsigned int& gen) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned int my = gen;
+        __threadfence();
+        if (atomicAdd(&bar[0], 1u) == gridDim.x - 1) {
+            atomicExch(&bar[0], 0u);
+            __threadfence();
+            atomicAdd(&bar[1], 1u);
+        } else {
+            while (*(volatile unsigned int*)&bar[1] == my) { }
+        }
+        __threadfence();
+        gen = my + 1;
+    }
+    __syncthreads();
+}
+
+template <typename I>
+__global__ void push_persistent(const I* __restrict__ indptr, const I* __restrict__ indices,
+                                const I* __restrict__ in_ptr, const I* q0, I* qa, I* qb,
+                                long long nq, int k, long long limit, long long edge_limit,
+                                int* st, long long* pv, unsigned char* pp, long long* lv,
+                                unsigned char* lp, int want_parent, unsigned long long* ctl,
+                                unsigned int* bar, unsigned long long* hc, long long hub_deg) {
+    unsigned int gen = 0;
+    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
+    const int lane = threadIdx.x & 31;
+    const unsigned lanes_below = (1u << lane) - 1u;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const I* cur = q0;                     // the caller's queue is only read
+    I* nxt = qa;
+    int r = 0;
+    while (true) {
+        unsigned long long* cq = &ctl[r];
+        unsigned long long* ce = &ctl[3 + r];
+        if (blockIdx.x == 0 && threadIdx.x == 0) {     // slot of level r+1, last read at r-2
+            int z = (r + 1) % 3;
+            ctl[z] = 0;
+            ctl[3 + z] = 0;
+            ctl[11 + z] = 0;
+        }
+        unsigned long long my_out = 0, my_in = 0, my_hubs = 0;
+        for (long long w = warp; w < nq; w += nwarps) {
+            long long u = __ldcg(&cur[w]);
+            long long end = indptr[u + 1];
+            for (long long p = indptr[u] + lane; p < end; p += 32) {
+                long long v = indices[p];
+                bool claimed = st[v] == UNV && atomicCAS(&st[v], UNV, k) == UNV;
+                // warp-aggregated append: one atomicAdd per group of claiming lanes
+                unsigned active = __activemask();
+                unsigned ballot = __ballot_sync(active, claimed);
+                if (ballot) {
+                    int leader = __ffs(ballot) - 1;
+                    unsigned long long base = 0;
+                    if (lane == leader) base = atomicAdd(cq, (unsigned long long)__popc(ballot));
+                    base = __shfl_sync(active, base, leader);
+                    if (claimed) {
+                        nxt[base + __popc(ballot & lanes_below)] = (I)v;
+                        visit(v, u, k, pv, pp, lv, lp, want_parent);
+                        unsigned long long d = deg_of(indptr, v);
+                        my_out += d;
+                        my_in += deg_of(in_ptr, v);
+                        if ((long long)d >= hub_deg) {
+                            hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
+                            ++my_hubs;
+                        }
+                    }
+                }
+            }
+        }
+        block_add_to(my_out, my_in, my_hubs, ce, &ctl[6], &ctl[11 + r]);
+        grid_sync(bar, gen);
+        unsigned long long nn = *(volatile unsigned long long*)cq;
+        unsigned long long fe = *(volatile unsigned long long*)ce;
+        unsigned long long nh = *(volatile unsigned long long*)&ctl[11 + r];
+        // stop when empty, too large, or holding a hub (a warp per hub would serialize)
+        if (nn == 0 || nn > (unsigned long long)limit || fe > (unsigned long long)edge_limit ||
+            nh > 0) {
+            if (blockIdx.x == 0 && threadIdx.x == 0) {
+                ctl[7] = k; ctl[8] = nn; ctl[9] = fe; ctl[10] = (nxt == qb); ctl[14] = nh;
+            }
+            return;
+        }
+        cur = nxt;
+        nxt = (nxt == qa) ? qb : qa;
+        nq = (long long)nn; ++k; r = (r + 1) % 3;
+    }
+}
+
+// Status array of a BFS from the visited bitmap: OLD where visited, UNV elsewhere, and
+// `val` at vertex `one` (the source) when one >= 0.
+extern "C" __global__ void init_status(const unsigned char* __restrict__ pres, long long n, int* st,
+                            long long one, int val) {
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+         v += (long long)gridDim.x * blockDim.x)
+        st[v] = v == one ? val : (pres[v] ? -2 : UNV);
+}
+
+template <typename I>
+__global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* st) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nq;
+         i += (long long)gridDim.x * blockDim.x)
+        st[q[i]] = val;
+}

@@ -1,0 +1,87 @@
+"""Device-resident graph storage, built once per :class:`~lagraph_py.Graph` and cached on it.
+
+A :class:`DeviceMatrix` is the CSR pattern of a graph (rows = out-edges) or of its
+transpose (rows = in-edges, i.e. CSC of the graph), with int32 indices where they fit and
+int64 otherwise (the graph's own index type). The COO row array (edge-centric BFS) and a
+``cupyx.scipy.sparse.csr_matrix`` view (for users and the naive SpMV baseline) are built on
+first use. Everything is cached in ``G._cached``, so a second call copies nothing to the
+device. The transpose of an undirected graph is the graph itself and shares its storage.
+"""
+
+from __future__ import annotations
+
+import cupy as cp
+import numpy as np
+
+#: Slots of the hub cache in bfs.cu (HC); the hub degree threshold keeps about this many
+#: of the highest out-degree vertices as hubs.
+HUB_SLOTS = 2048
+
+
+class DeviceMatrix:
+    """CSR pattern on the device: ``indptr``, ``indices`` (CuPy, index dtype), ``n``."""
+
+    def __init__(self, graph, transposed: bool, loops: bool, indptr: np.ndarray,
+                 indices: np.ndarray):
+        self.graph = graph
+        self.transposed = transposed
+        self.loops = loops
+        self.n = int(indptr.size - 1)
+        self.nstored = int(indices.size)
+        self.index_dtype = indices.dtype
+        self.indptr = cp.asarray(indptr)
+        self.indices = cp.asarray(indices)
+        deg = np.diff(indptr)
+        #: out-degree (rows) at or above which a vertex counts as a hub (bfs.cu hub cache)
+        self.hub_deg = int(max(32, np.partition(deg, -HUB_SLOTS)[-HUB_SLOTS]
+                               if deg.size > HUB_SLOTS else deg.max(initial=0) + 1))
+        self._host_deg = deg
+        self._rows = None
+        self._csr = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.n)
+
+    def rows(self) -> cp.ndarray:
+        """COO row index of every stored entry (built on first use)."""
+        if self._rows is None:
+            rows = np.repeat(np.arange(self.n, dtype=self.index_dtype), self._host_deg)
+            self._rows = cp.asarray(rows)
+        return self._rows
+
+    def row_degree_host(self) -> np.ndarray:
+        """Entries per row, on the host (for host-side decisions without a sync)."""
+        return self._host_deg
+
+    def to_cupyx(self):
+        """A ``cupyx.scipy.sparse.csr_matrix`` (float32 ones) sharing the index arrays."""
+        if self._csr is None:
+            import cupyx.scipy.sparse as cpsp
+            data = cp.ones(self.nstored, dtype=cp.float32)
+            self._csr = cpsp.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
+        return self._csr
+
+    def __repr__(self) -> str:
+        what = "transpose" if self.transposed else "adjacency"
+        return f"<DeviceMatrix {what} n={self.n} nstored={self.nstored} {self.index_dtype}>"
+
+
+def device_matrix(G, *, transpose: bool = False, loops: bool = True) -> DeviceMatrix:
+    """The cached :class:`DeviceMatrix` of ``G`` (or of its transpose)."""
+    H = G.transpose() if transpose else G
+    transposed = transpose and H is not G          # undirected: the transpose is G itself
+    key = f"gpu.matrix.T{int(transposed)}.L{int(loops)}"
+
+    def build():
+        indptr, indices = H.indptr, H.indices
+        if not loops:
+            rows = H.rows()
+            keep = rows != indices
+            indices = indices[keep]
+            counts = np.bincount(rows[keep], minlength=H.n)
+            indptr = np.zeros(H.n + 1, dtype=H.indptr.dtype)
+            np.cumsum(counts, out=indptr[1:])
+        return DeviceMatrix(G, transposed, loops, indptr, indices)
+
+    return G._cached(key, build)

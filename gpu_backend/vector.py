@@ -1,0 +1,99 @@
+"""The device vector of the gpu executor.
+
+A :class:`GpuVector` of ``size`` indices is stored *dense*: ``values`` (a CuPy int64 or
+float64 array of length ``size``) and ``present`` (a CuPy bool array, the presence
+bitmap). Values at absent indices are unspecified and never read. Every step of the
+vocabulary is then an element-wise kernel over two arrays, masks are a byte test, and a
+BFS kernel marks a vertex visited with two stores.
+
+Kernels that want the *sparse* form (an index queue) get it by stream compaction of the
+bitmap (:meth:`GpuVector.queue`); a vector made from a queue (a BFS frontier) keeps the
+queue and builds its bitmap only when some step reads it (``lazy``). Host-side counts are
+cached when known (``_nvals``) so that ``nvals`` costs no synchronization then.
+
+In-place steps (``assign``, ``assign_scalar`` and the fused BFS kernels) bump ``version``,
+which invalidates any derived state another step cached on the vector.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import cupy as cp
+import numpy as np
+
+
+class GpuVector:
+    """Dense values + presence bitmap on the device (see the module docstring)."""
+
+    __slots__ = ("size", "_values", "_present", "_lazy", "_nvals", "_queue", "_qedges",
+                 "_nhubs", "version", "bfs_state", "_host_queue", "__weakref__")
+
+    def __init__(self, size: int, values=None, present=None, *, nvals: int | None = None,
+                 lazy: Callable[[], tuple] | None = None, queue=None):
+        self.size = int(size)
+        self._values = values
+        self._present = present
+        self._lazy = lazy
+        self._nvals = nvals
+        self._queue = queue          # device index array of the present entries, or None
+        self._qedges = None          # out-edges of the queue's vertices, when known
+        self._nhubs = None           # hubs (BFS hub threshold) among them, when known
+        self.version = 0
+        self.bfs_state = None        # status array etc. of a BFS using this as visited set
+        self._host_queue = None      # host copy of a short index list, when known
+
+    # ------------------------------------------------------------------ storage
+    def _materialize(self) -> None:
+        if self._lazy is not None:
+            lazy, self._lazy = self._lazy, None
+            self._values, self._present = lazy()
+
+    @property
+    def values(self) -> cp.ndarray:
+        """Dense values (int64 or float64), unspecified where absent."""
+        self._materialize()
+        return self._values
+
+    @property
+    def present(self) -> cp.ndarray:
+        """Presence bitmap (bool)."""
+        self._materialize()
+        return self._present
+
+    @property
+    def dtype(self) -> np.dtype:
+        self._materialize()
+        return self._values.dtype
+
+    def touched(self) -> None:
+        """Record an in-place change: drop cached counts and queues."""
+        self.version += 1
+        self._nvals = None
+        self._queue = None
+        self._qedges = None
+        self._nhubs = None
+        self._host_queue = None
+
+    def nvals(self) -> int:
+        """Present entries; a device-to-host sync unless already known."""
+        if self._nvals is None:
+            if self._queue is not None and self._lazy is not None:
+                self._nvals = int(self._queue.size)
+            else:
+                self._nvals = int(cp.count_nonzero(self.present))  # sync
+        return self._nvals
+
+    def queue(self, dtype=np.int64) -> cp.ndarray:
+        """Indices of the present entries (stream compaction of the bitmap; cached)."""
+        if self._queue is None:
+            if self._host_queue is not None:                     # a short host list
+                self._queue = cp.asarray(self._host_queue)
+            else:
+                self._queue = cp.flatnonzero(self.present)       # sync (size of output)
+            self._nvals = int(self._queue.size)
+        q = self._queue
+        return q if q.dtype == dtype else q.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"<GpuVector size={self.size} dtype={self.dtype}>"

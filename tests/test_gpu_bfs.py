@@ -1,0 +1,159 @@
+"""GPU BFS: every method against the cpu executor, on generated and real graphs.
+
+Levels must equal the cpu path's exactly; parents must pass ``lagraph_py.validate.bfs``
+(any valid BFS tree). Skipped where CuPy or a CUDA device is absent.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+cp = pytest.importorskip("cupy")
+try:
+    _HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
+except Exception:  # no driver
+    _HAVE_GPU = False
+if not _HAVE_GPU:
+    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+
+from oracles import graphs  # noqa: E402
+
+from lagraph_py import validate  # noqa: E402
+from lagraph_py.algorithms.bfs import bfs  # noqa: E402
+from lagraph_py.executor import get_executor  # noqa: E402
+from lagraph_py.graph import Graph  # noqa: E402
+from lagraph_py.io import read_mtx  # noqa: E402
+from lagraph_py.results import BFSResult, asnumpy  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+GPU = get_executor("gpu")
+METHODS = ("auto",) + GPU.bfs_methods
+MTX = sorted((Path(__file__).parent / "data" / "mtx").glob("*.mtx")) or sorted(
+    Path("/work/shared/data/mtx").glob("*.mtx"))
+
+
+def poison_pool():
+    junk = cp.full(64 << 20, 0xA5, dtype=cp.uint8)
+    del junk
+
+
+def check(G, s, method, *, cpu=None):
+    """GPU BFS from s by `method`: levels == cpu levels, parents valid, results on device."""
+    poison_pool()
+    cpu = cpu or bfs(G, s, backend="cpu")
+    r = bfs(G, s, backend="gpu", method=method)
+    assert isinstance(r.level, cp.ndarray) and isinstance(r.parent, cp.ndarray)
+    level, parent = asnumpy(r.level), asnumpy(r.parent)
+    assert level.dtype == np.int64 and parent.dtype == np.int64
+    np.testing.assert_array_equal(level, cpu.level, err_msg=f"method {method}")
+    validate.bfs(G, s, BFSResult(s, level, parent))
+    return cpu
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(G=graphs(max_n=40, min_n=1), data=st.data())
+def test_every_method_on_generated_graphs(G, data):
+    s = data.draw(st.integers(0, G.n - 1))
+    cpu = None
+    for method in METHODS:
+        cpu = check(G, s, method, cpu=cpu)
+
+
+@pytest.mark.parametrize("path", MTX, ids=[p.stem for p in MTX])
+def test_every_method_on_mtx(path):
+    try:
+        G = read_mtx(path)
+    except ValueError as exc:                   # e.g. a rectangular matrix is no graph
+        pytest.skip(str(exc))
+    if G.n == 0:
+        pytest.skip("empty graph")
+    deg = G.out_degree()
+    sources = {0, G.n - 1, int(np.argmax(deg))}
+    for s in sorted(sources):
+        cpu = None
+        for method in METHODS:
+            cpu = check(G, s, method, cpu=cpu)
+        if G.directed:                      # the same matrix read as undirected
+            U = Graph.from_scipy(G.to_scipy(), directed=False)
+            cpu = None
+            for method in METHODS:
+                cpu = check(U, s, method, cpu=cpu)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_random_larger_graphs(directed):
+    rng = np.random.default_rng(7 + directed)
+    for n, m in ((2000, 6000), (5000, 60000), (3000, 3100)):
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        hubs = rng.integers(0, n, 5)
+        src = np.concatenate([src, np.repeat(hubs, n // 3)])     # a few high-degree vertices
+        dst = np.concatenate([dst, rng.integers(0, n, 5 * (n // 3))])
+        G = Graph.from_edges(src, dst, n=n, directed=directed)
+        for s in (int(src[0]), int(hubs[0]), n - 1):
+            cpu = None
+            for method in METHODS:
+                cpu = check(G, s, method, cpu=cpu)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_isolated_source_self_loops_duplicates(method):
+    G = Graph.from_edges([0, 0, 0, 1, 1, 2, 4, 4], [0, 1, 1, 2, 1, 0, 4, 4], n=6)
+    for s in range(6):
+        check(G, s, method)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_long_path(directed):
+    n = 100_000
+    rng = np.random.default_rng(3)
+    perm = rng.permutation(n)
+    G = Graph.from_edges(perm[:-1], perm[1:], n=n, directed=directed)
+    s = int(perm[0])
+    expected = np.empty(n, dtype=np.int64)
+    expected[perm] = np.arange(n)
+    known = BFSResult(s, expected, None)
+    # 100k levels: the per-level methods cost a host sync each, so two of them suffice
+    for method in ("auto", "queue") if directed else ("auto", "pull_hub"):
+        check(G, s, method, cpu=known)
+
+
+def test_levels_only_parents_only_and_repeat():
+    rng = np.random.default_rng(11)
+    n = 3000
+    G = Graph.from_edges(rng.integers(0, n, 20000), rng.integers(0, n, 20000), n=n,
+                         directed=False)
+    cpu = bfs(G, 5, backend="cpu")
+    for method in METHODS:
+        r = bfs(G, 5, backend="gpu", method=method, parents=False)
+        assert r.parent is None
+        np.testing.assert_array_equal(asnumpy(r.level), cpu.level)
+        r = bfs(G, 5, backend="gpu", method=method, levels=False)
+        assert r.level is None
+        validate.bfs(G, 5, BFSResult(5, None, asnumpy(r.parent)))
+    A = GPU.matrix(G)
+    bfs(G, 5, backend="gpu")
+    assert GPU.matrix(G) is A                        # second BFS copies nothing
+
+
+def test_persistent_kernel_single_block_and_grid():
+    """bfs_push_levels with one block (PMPP's single-block kernel) and with a grid."""
+    from lagraph_py.generate import grid
+    G = grid(60, 70)
+    cpu = bfs(G, 0, backend="cpu")
+    old = GPU.persistent_blocks
+    try:
+        for blocks in (1, None):
+            GPU.persistent_blocks = blocks
+            check(G, 0, "auto", cpu=cpu)
+            check(G, 1234, "auto")
+    finally:
+        GPU.persistent_blocks = old
+
+
+def test_unknown_method_is_refused():
+    G = Graph.from_edges([0], [1])
+    with pytest.raises(ValueError):
+        bfs(G, 0, backend="gpu", method="nope")
