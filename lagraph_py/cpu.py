@@ -64,7 +64,10 @@ class CpuExecutor(Executor):
         return np.array(values, copy=True)
 
     def vector(self, size, indices, values):
-        return Vector.from_coo(np.asarray(indices, dtype=np.int64), values, size=size,
+        indices = np.asarray(indices, dtype=np.int64)
+        if np.ndim(values) and indices.size == size and np.array_equal(indices, np.arange(size)):
+            return Vector.from_dense(np.asarray(values))
+        return Vector.from_coo(indices, values, size=size,
                                dtype=None if np.ndim(values) else INT64)
 
     def full(self, size, value):
@@ -133,7 +136,7 @@ class CpuExecutor(Executor):
         k, targets = index.to_coo()
         values, present = _dense(table)
         hit = present[targets]
-        return Vector.from_coo(k[hit], values[targets[hit]], size=index.size)
+        return _from_sorted(index.size, k[hit], values[targets[hit]])
 
     def scatter(self, size, index, values, monoid):
         i_idx, targets = index.to_coo()
@@ -150,7 +153,14 @@ class CpuExecutor(Executor):
             out[present] = _IDENTITY[monoid](vals.dtype)
             _UFUNC[monoid].at(out, targets, vals)
         k = np.flatnonzero(present)
-        return Vector.from_coo(k, out[k], size=size)
+        return _from_sorted(size, k, out[k])
+
+
+def _from_sorted(size, indices, values):
+    """A Vector from ascending distinct ``indices``; a full one skips the index build."""
+    if indices.size == size:
+        return Vector.from_dense(values)
+    return Vector.from_coo(indices, values, size=size)
 
 
 def _dense(u):
