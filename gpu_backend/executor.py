@@ -155,10 +155,10 @@ class GpuExecutor(BfsSteps, Executor):
         entry, the pattern's 1, so ``min``/``max`` of it run as ``any_pair`` in u's type.
         """
         add, _, mult = semiring.partition("_")
-        if semiring in _SEMIRING_CODE:
-            code = _SEMIRING_CODE[semiring]
-        elif add in ("min", "max") and mult in ("first", "second"):
+        if add in ("min", "max") and mult in ("first", "second"):
             code = _SEMIRING_CODE[f"{add}_second"] if mult == vector_op else 1
+        elif semiring in _SEMIRING_CODE:
+            code = _SEMIRING_CODE[semiring]
         else:
             raise ValueError(f"unknown semiring {semiring!r}; one of {SEMIRINGS}")
         dtype = _INT64 if semiring in ("any_secondi", "any_pair", "plus_pair") else u.dtype

@@ -147,8 +147,10 @@ class CpuExecutor(Executor):
         out = np.empty(size, dtype=vals.dtype)
         present = np.zeros(size, dtype=bool)
         present[targets] = True
-        if monoid == "any":
-            out[targets] = vals
+        if monoid == "any":  # the first of duplicates wins, as with GraphBLAS dup_op=first
+            first = np.full(size, targets.size)
+            np.minimum.at(first, targets, np.arange(targets.size))
+            out[present] = vals[first[present]]
         else:
             out[present] = _IDENTITY[monoid](vals.dtype)
             _UFUNC[monoid].at(out, targets, vals)
