@@ -22,6 +22,14 @@ def gpu_available() -> bool:
 
 requires_gpu = pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA GPU")
 
+
+def cupy_or_skip():
+    """Return the CuPy module, or skip the calling test module where no GPU is usable."""
+    cp = pytest.importorskip("cupy")
+    if not gpu_available():
+        pytest.skip("needs a CUDA GPU", allow_module_level=True)
+    return cp
+
 BACKENDS = ["cpu", pytest.param("gpu", marks=[pytest.mark.gpu, requires_gpu])]
 
 

@@ -11,13 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-cp = pytest.importorskip("cupy")
-try:
-    _HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no driver
-    _HAVE_GPU = False
-if not _HAVE_GPU:
-    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+from conftest import cupy_or_skip  # noqa: E402
+
+cp = cupy_or_skip()
 
 from oracles import graphs  # noqa: E402
 

@@ -8,13 +8,9 @@ valid, are checked for validity instead. Skipped where CuPy or a CUDA device is 
 import numpy as np
 import pytest
 
-cp = pytest.importorskip("cupy")
-try:
-    _HAVE_GPU = cp.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no driver
-    _HAVE_GPU = False
-if not _HAVE_GPU:
-    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+from conftest import cupy_or_skip  # noqa: E402
+
+cp = cupy_or_skip()
 
 from gpu_backend import GpuExecutor  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402

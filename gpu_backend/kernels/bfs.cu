@@ -28,6 +28,22 @@ __device__ __forceinline__ unsigned long long deg_of(const I* ptr, long long v) 
     return ptr ? (unsigned long long)(ptr[v + 1] - ptr[v]) : 0ull;
 }
 
+// Count vertex v, visited at level k, into a thread's level stats (its out- and in-edges)
+// and, when its out-degree reaches hub_deg, record it in the hub cache with its level.
+template <typename I>
+__device__ __forceinline__ void count_visit(long long v, int k, const I* out_ptr,
+                                            const I* in_ptr, long long hub_deg,
+                                            unsigned long long* hc, unsigned long long& dout,
+                                            unsigned long long& din, unsigned long long& hubs) {
+    unsigned long long d = deg_of(out_ptr, v);
+    dout += d;
+    din += deg_of(in_ptr, v);
+    if ((long long)d >= hub_deg) {
+        hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
+        ++hubs;
+    }
+}
+
 // Exclusive block scan of one int per thread; every thread of the block must call it.
 __device__ __forceinline__ int block_excl_scan(int x, int* total) {
     __shared__ int warp_sums[32];
@@ -105,13 +121,7 @@ __global__ void compact_status(const int* __restrict__ st, long long n, int k, I
         long long v = base + threadIdx.x;
         bool flag = v < n && st[v] == k;
         if (flag) {
-            unsigned long long d = deg_of(out_ptr, v);
-            dout += d;
-            din += deg_of(in_ptr, v);
-            if ((long long)d >= hub_deg) {
-                hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
-                ++hubs;
-            }
+            count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din, hubs);
         }
         block_append(flag, v, queue, cnt);
     }
@@ -297,13 +307,7 @@ __global__ void pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind,
                 }
             }
             if (found) {
-                unsigned long long d = deg_of(out_ptr, v);
-                dout += d;
-                din += deg_of(in_ptr, v);
-                if ((long long)d >= hub_deg) {
-                    hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
-                    ++hubs;
-                }
+                count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din, hubs);
             }
         }
         block_append(found, v, queue, cnt);
@@ -384,13 +388,7 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
                     if (claimed) {
                         nxt[base + __popc(ballot & lanes_below)] = (I)v;
                         visit(v, u, k, pv, pp, lv, lp, want_parent);
-                        unsigned long long d = deg_of(indptr, v);
-                        my_out += d;
-                        my_in += deg_of(in_ptr, v);
-                        if ((long long)d >= hub_deg) {
-                            hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
-                            ++my_hubs;
-                        }
+                        count_visit(v, k, indptr, in_ptr, hub_deg, hc, my_out, my_in, my_hubs);
                     }
                 }
             }
