@@ -41,11 +41,13 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import lagraph_py.algorithms.bfs as bfs_mod  # noqa: E402
 from lagraph_py.algorithms.bfs import bfs  # noqa: E402
 from lagraph_py.executor import get_executor  # noqa: E402
 from lagraph_py.graph import Graph  # noqa: E402
+from common import sources as pick_sources  # noqa: E402
 
 GRAPHS = ("kron20", "kron22", "kron24", "rmat22", "grid")
 
@@ -130,6 +132,13 @@ def time_gpu(fn, sources, budget_s: float, min_runs: int = 3):
     return times
 
 
+def add_speedups(methods: dict) -> None:
+    """Each entry's ``speedup_vs_naive``: the naive SpMV BFS's median time over its own."""
+    base = methods["naive_spmv"]["median_ms"]
+    for entry in methods.values():
+        entry["speedup_vs_naive"] = round(base / entry["median_ms"], 3)
+
+
 def trace_auto(ex, G, s):
     """Per-step log of one auto BFS: step, level, frontier size and edges, time (ms)."""
     log = []
@@ -188,10 +197,7 @@ def main(argv=None):
         ex.degree(G), ex.degree(G, incoming=True)
         cp.cuda.Device().synchronize()
         t_copy = time.perf_counter() - t0
-        deg = G.out_degree()
-        rng = np.random.default_rng(12345)
-        candidates = np.flatnonzero(deg > 0)
-        sources = [int(x) for x in rng.choice(candidates, args.sources, replace=False)]
+        sources = pick_sources(G, args.sources, seed=12345)
         g = {"n": G.n, "nstored": G.nstored, "build_s": round(t_build, 3),
              "host_to_device_s": round(t_copy, 3), "sources": sources, "methods": {}}
         report["graphs"][name] = g
@@ -220,6 +226,7 @@ def main(argv=None):
             record(m, time_gpu(lambda s, m=m: bfs(G, s, backend="gpu", method=m),
                                sources, budget))
         record("naive_spmv", time_gpu(lambda s: naive_spmv_bfs(AT, s, G.n), sources, 1e9))
+        add_speedups(g["methods"])
         if args.rules:
             rules = {"alpha14_beta24": (14, 24), "alpha4_beta24": (4, 24),
                      "alpha64_beta24": (64, 24), "alpha14_beta4": (14, 4),
@@ -259,13 +266,15 @@ def main(argv=None):
                 bfs(G, s, backend="cpu")
                 times.append((time.perf_counter() - t0) * 1e3)
             record("cpu_executor", times, unit="wall")
+            add_speedups(g["methods"])
         del AT
         G._cache.clear()
         cp.get_default_memory_pool().free_all_blocks()
 
-    print("\n| graph | method | GTEPS | median ms | sources |\n|---|---|---|---|---|")
+    print("\n| graph | method | GTEPS | median ms | vs naive | sources |\n|---|---|---|---|---|---|")
     for name, label, e in rows:
-        print(f"| {name} | {label} | {e['gteps']} | {e['median_ms']} | {e['runs']} |")
+        print(f"| {name} | {label} | {e['gteps']} | {e['median_ms']} | "
+              f"{e['speedup_vs_naive']} | {e['runs']} |")
     out = Path(args.out) if args.out else ROOT / "bench" / "results" / (
         "gpu_bfs_" + device.replace(" ", "_").lower() + ".json")
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -145,29 +145,29 @@ class BfsSteps:
         f._qedges, f._nhubs = fe, nh
         return f
 
-    def _queue_hubs(self, A, frontier, q) -> int:
-        """Hubs in the frontier: known from the step that made it, else computed."""
-        if frontier._nhubs is not None:
-            return frontier._nhubs
+    def _queue_load(self, A, frontier, q) -> tuple[int, int]:
+        """Out-edges and hubs of the frontier: known from the step that made it, else
+        computed together from the degrees of its queue."""
+        edges, hubs = frontier._qedges, frontier._nhubs
+        if edges is not None and hubs is not None:
+            return edges, hubs
         if frontier._host_queue is not None:
-            return int((A.row_degree_host()[frontier._host_queue] >= A.hub_deg).sum())
-        return int(((A.indptr[q.astype(np.int64) + 1] - A.indptr[q]) >= A.hub_deg).sum())  # sync
+            deg = A.row_degree_host()[frontier._host_queue]
+            return int(deg.sum()), int((deg >= A.hub_deg).sum())
+        deg = A.indptr[q.astype(np.int64) + 1] - A.indptr[q]
+        both = cp.stack([deg.sum(dtype=np.int64), (deg >= A.hub_deg).sum(dtype=np.int64)])
+        e, h = (int(x) for x in both.get())                                   # sync
+        return (e if edges is None else edges), (h if hubs is None else hubs)
 
     def _small(self, A, frontier, q, nq, limit) -> bool:
         """Whether the persistent queue kernel suits this frontier (and its next level)."""
-        return (0 < nq <= limit and self._queue_edges(A, frontier, q) <= self._edge_limit(A)
-                and self._queue_hubs(A, frontier, q) == 0)
+        if not 0 < nq <= limit:
+            return False
+        edges, hubs = self._queue_load(A, frontier, q)
+        return edges <= self._edge_limit(A) and hubs == 0
 
     def _edge_limit(self, A) -> int:
         return min(self.persistent_edge_limit, max(1024, A.nstored // 64))
-
-    def _queue_edges(self, A, frontier, q) -> int:
-        """Out-edges of the frontier: known from the step that made it, else computed."""
-        if frontier._qedges is not None:
-            return frontier._qedges
-        if frontier._host_queue is not None:
-            return int(A.row_degree_host()[frontier._host_queue].sum())
-        return int((A.indptr[q.astype(np.int64) + 1] - A.indptr[q]).sum())   # sync
 
     # ------------------------------------------------------------------ one level
     def bfs_level(self, A, AT, frontier, parent, level, k, method, semiring, degrees=None):
@@ -218,7 +218,7 @@ class BfsSteps:
             nq = int(q.size)
             if nq:
                 if method == "push_balanced":
-                    fe = self._queue_edges(A, frontier, q)
+                    fe, _ = self._queue_load(A, frontier, q)
                     prefix = cp.empty(nq, dtype=np.int64)
                     _module.kernel("queue_degrees", I)((_module.grid_for(nq, bl),), (bl,),
                                                        (A.indptr, q, np.int64(nq), prefix))
@@ -268,7 +268,7 @@ class BfsSteps:
                 # the caller's direction rule sees this frontier, or (nothing run yet) run
                 # one load-balanced level.
                 if last_k >= k:
-                    fe = self._queue_edges(A, cur, q)
+                    fe, _ = self._queue_load(A, cur, q)
                     break
                 cur, st = self.bfs_level(A, None, cur, parent, level, last_k + 1,
                                          "push_balanced", semiring, run)

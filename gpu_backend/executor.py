@@ -17,7 +17,7 @@ import operator
 import cupy as cp
 import numpy as np
 
-from lagraph_py.executor import SEMIRINGS, Executor
+from lagraph_py.executor import SEMIRINGS, Executor, monoid_identity
 
 from . import _module
 from .bfs_steps import BfsSteps
@@ -162,14 +162,9 @@ class GpuExecutor(BfsSteps, Executor):
         else:
             raise ValueError(f"unknown semiring {semiring!r}; one of {SEMIRINGS}")
         dtype = _INT64 if semiring in ("any_secondi", "any_pair", "plus_pair") else u.dtype
-        if code == 2:
-            out = cp.zeros(n, dtype=dtype)
-        elif code == 3:
-            out = cp.full(n, np.inf if dtype == _FP64 else np.iinfo(np.int64).max, dtype=dtype)
-        elif code == 4:
-            out = cp.full(n, -np.inf if dtype == _FP64 else np.iinfo(np.int64).min, dtype=dtype)
-        else:
-            out = cp.empty(n, dtype=dtype)
+        monoid = {2: "plus", 3: "min", 4: "max"}.get(code)
+        out = (cp.empty(n, dtype=dtype) if monoid is None
+               else cp.full(n, monoid_identity(monoid, dtype), dtype=dtype))
         uval = u.values if code >= 3 else out      # unused for codes 0..2
         return code, dtype, out, uval
 
@@ -247,16 +242,11 @@ class GpuExecutor(BfsSteps, Executor):
         if u.nvals() == 0:                                   # sync (unless known)
             return None
         vals, pres = u.values, u.present
-        if monoid == "plus":
-            r = cp.where(pres, vals, 0).sum()
-        elif monoid == "min":
-            r = cp.where(pres, vals, np.inf if u.dtype == _FP64 else np.iinfo(np.int64).max).min()
-        elif monoid == "max":
-            r = cp.where(pres, vals, -np.inf if u.dtype == _FP64 else np.iinfo(np.int64).min).max()
-        elif monoid == "any":
+        if monoid == "any":
             r = vals[cp.argmax(pres)]
         else:
-            raise ValueError(f"unknown monoid {monoid!r}")
+            masked = cp.where(pres, vals, monoid_identity(monoid, u.dtype))
+            r = {"plus": masked.sum, "min": masked.min, "max": masked.max}[monoid]()
         return r.astype(u.dtype).item()                      # sync
 
     def extract(self, table, index) -> GpuVector:
@@ -280,12 +270,8 @@ class GpuExecutor(BfsSteps, Executor):
         dtype = values.dtype
         if t.size and bool(cp.any((t < 0) | (t >= size))):    # sync
             raise IndexError(f"scatter: an index value lies outside [0, {size})")
-        if monoid == "min":
-            out = cp.full(size, np.inf if dtype == _FP64 else np.iinfo(np.int64).max, dtype)
-        elif monoid == "max":
-            out = cp.full(size, -np.inf if dtype == _FP64 else np.iinfo(np.int64).min, dtype)
-        else:
-            out = cp.zeros(size, dtype)
+        out = (cp.zeros(size, dtype) if monoid == "any"
+               else cp.full(size, monoid_identity(monoid, dtype), dtype))
         first = cp.full(size, np.iinfo(np.int64).max, np.int64) if monoid == "any" else out
         pres = cp.zeros(size, dtype=bool)
         if t.size:

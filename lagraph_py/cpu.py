@@ -12,7 +12,7 @@ import graphblas as gb
 import numpy as np
 from graphblas import Vector, binary, indexunary, monoid
 
-from .executor import Executor
+from .executor import Executor, monoid_identity
 
 INT64 = gb.dtypes.INT64
 
@@ -152,7 +152,7 @@ class CpuExecutor(Executor):
             np.minimum.at(first, targets, np.arange(targets.size))
             out[present] = vals[first[present]]
         else:
-            out[present] = _IDENTITY[monoid](vals.dtype)
+            out[present] = monoid_identity(monoid, vals.dtype)
             _UFUNC[monoid].at(out, targets, vals)
         k = np.flatnonzero(present)
         return _from_sorted(size, k, out[k])
@@ -178,11 +178,6 @@ def _dense(u):
 
 
 _UFUNC = {"min": np.minimum, "max": np.maximum, "plus": np.add}
-_IDENTITY = {
-    "min": lambda t: np.inf if t.kind == "f" else np.iinfo(t).max,
-    "max": lambda t: -np.inf if t.kind == "f" else np.iinfo(t).min,
-    "plus": lambda t: 0,
-}
 
 
 def _structure(mask, complement):

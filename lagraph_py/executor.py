@@ -42,6 +42,19 @@ MONOIDS = ("min", "max", "plus", "any")
 PUSH, PULL = "push", "pull"
 
 
+def monoid_identity(monoid: str, dtype):
+    """The identity of ``monoid`` ("min", "max" or "plus") for int64 or float64 values."""
+    dtype = np.dtype(dtype)
+    if monoid == "plus":
+        return dtype.type(0)
+    if monoid not in ("min", "max"):
+        raise ValueError(f"unknown monoid {monoid!r}")
+    if dtype.kind == "f":
+        return dtype.type(np.inf if monoid == "min" else -np.inf)
+    info = np.iinfo(dtype)
+    return dtype.type(info.max if monoid == "min" else info.min)
+
+
 class LevelStats(NamedTuple):
     """What the BFS direction rule needs to know after a step (one host sync on a gpu)."""
 

@@ -23,6 +23,11 @@ __device__ __forceinline__ void visit(long long v, long long u, int k, long long
     if (lv) { lv[v] = k; lp[v] = 1; }
 }
 
+// Claim unvisited vertex v for level k (status UNV -> k); true for the one thread that wins.
+__device__ __forceinline__ bool claim(int* st, long long v, int k) {
+    return st[v] == UNV && atomicCAS(&st[v], UNV, k) == UNV;
+}
+
 template <typename I>
 __device__ __forceinline__ unsigned long long deg_of(const I* ptr, long long v) {
     return ptr ? (unsigned long long)(ptr[v + 1] - ptr[v]) : 0ull;
@@ -189,7 +194,7 @@ __global__ void queue_push(const I* __restrict__ indptr, const I* __restrict__ i
         long long u = q[i];
         for (long long p = indptr[u]; p < (long long)indptr[u + 1]; ++p) {
             long long v = indices[p];
-            if (st[v] == UNV && atomicCAS(&st[v], UNV, k) == UNV) {
+            if (claim(st, v, k)) {
                 visit(v, u, k, pv, pp, lv, lp, want_parent);
                 nxt[atomicAdd(&cnt[0], 1ull)] = (I)v;
                 atomicAdd(&cnt[1], deg_of(indptr, v));
@@ -219,7 +224,7 @@ __global__ void queue_push_private(const I* __restrict__ indptr, const I* __rest
         long long u = q[i];
         for (long long p = indptr[u]; p < (long long)indptr[u + 1]; ++p) {
             long long v = indices[p];
-            if (st[v] == UNV && atomicCAS(&st[v], UNV, k) == UNV) {
+            if (claim(st, v, k)) {
                 visit(v, u, k, pv, pp, lv, lp, want_parent);
                 unsigned int slot = atomicAdd(&scount, 1u);
                 if (slot < QCAP) sq[slot] = (I)v;
@@ -376,7 +381,7 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
             long long end = indptr[u + 1];
             for (long long p = indptr[u] + lane; p < end; p += 32) {
                 long long v = indices[p];
-                bool claimed = st[v] == UNV && atomicCAS(&st[v], UNV, k) == UNV;
+                bool claimed = claim(st, v, k);
                 // warp-aggregated append: one atomicAdd per group of claiming lanes
                 unsigned active = __activemask();
                 unsigned ballot = __ballot_sync(active, claimed);
