@@ -21,12 +21,14 @@ _CTYPE = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long",
 _KERNELS = {
     "vxm_push": ("primitives.cu", 2), "mxv_pull": ("primitives.cu", 2),
     "scatter_reduce": ("primitives.cu", 1), "set_one": ("primitives.cu", 1),
+    "dense_fill": ("primitives.cu", 1),
     "compact_status": ("bfs.cu", 1), "push_vertex": ("bfs.cu", 1),
     "pull_vertex": ("bfs.cu", 1), "edge_centric": ("bfs.cu", 1),
     "queue_push": ("bfs.cu", 1), "queue_push_private": ("bfs.cu", 1),
-    "queue_degrees": ("bfs.cu", 1), "push_balanced": ("bfs.cu", 1),
+    "queue_degrees": ("bfs.cu", 1), "queue_prefix": ("bfs.cu", 1),
+    "push_balanced": ("bfs.cu", 1), "bits_queue": ("bfs.cu", 1),
     "pull_hub": ("bfs.cu", 1), "push_persistent": ("bfs.cu", 1),
-    "mark_queue": ("bfs.cu", 1), "init_status": ("bfs.cu", 0),
+    "mark_queue": ("bfs.cu", 1), "init_status": ("bfs.cu", 1), "status_bits": ("bfs.cu", 0),
 }
 
 
@@ -40,7 +42,7 @@ def _instances(source: str) -> list[str]:
             names += [f"{name}<{i}, {v}>" for i in idx for v in val]
         elif nparams == 0:
             continue                               # extern "C": found by its plain name
-        elif name in ("scatter_reduce", "set_one"):
+        elif name in ("scatter_reduce", "set_one", "dense_fill"):
             names += [f"{name}<{v}>" for v in val]
         else:
             names += [f"{name}<{i}>" for i in idx]

@@ -58,6 +58,26 @@ def _binary(op, a, b, rt):
     raise ValueError(f"unknown binary op {op!r}")
 
 
+def _one_entry(indices, values):
+    """(index, value, dtype) when a host list holds one index and one int/float value (or a
+    scalar value), the form a BFS source takes; None otherwise."""
+    if not (isinstance(indices, (list, tuple)) and len(indices) == 1):
+        return None
+    index = indices[0]
+    if isinstance(values, (list, tuple)):
+        if len(values) != 1:
+            return None
+        value = values[0]
+        dtype = _FP64 if isinstance(value, (float, np.floating)) else _INT64
+    else:
+        value, dtype = values, _INT64              # like the cpu executor: scalar -> int64
+    ok = (int, np.integer, float, np.floating)
+    if (not isinstance(index, (int, np.integer)) or isinstance(index, (bool, np.bool_))
+            or not isinstance(value, ok)):
+        return None
+    return int(index), value, dtype
+
+
 def _result_dtype(op, a, b) -> np.dtype:
     return _INT64 if op in _COMPARISONS else np.result_type(a, b)
 
@@ -83,29 +103,24 @@ class GpuExecutor(BfsSteps, Executor):
 
     def vector(self, size, indices, values) -> GpuVector:
         size = operator.index(size)
+        one = _one_entry(indices, values)
+        if one is not None and 0 <= one[0] < size:
+            return self._vector_one(size, *one)
         host = not isinstance(indices, cp.ndarray)
         if host:
             idx_h = np.asarray(indices, dtype=np.int64).reshape(-1)
             if idx_h.size and (idx_h.min() < 0 or idx_h.max() >= size):
                 raise IndexError(f"vector indices must lie in [0, {size})")
-            idx = cp.asarray(idx_h)
-        else:
-            idx = indices.astype(np.int64, copy=False).reshape(-1)
         if np.ndim(values) == 0 and not isinstance(values, cp.ndarray):
-            dtype = _INT64                         # like the cpu executor: scalar -> int64
-            vals = values
-            if host and idx_h.size == 1:           # one entry: no host-to-device copy
-                out = cp.empty(size, dtype=dtype)
-                present = cp.zeros(size, dtype=bool)
-                _module.kernel("set_one", dtype)((1,), (1,), (np.int64(idx_h[0]),
-                                                 dtype.type(vals), out, present))
-                v = GpuVector(size, out, present, nvals=1)
-                v._host_queue = idx_h
-                return v
+            dtype, vals = _INT64, values           # like the cpu executor: scalar -> int64
         else:
             vals = values if isinstance(values, cp.ndarray) else np.asarray(values)
             dtype = _value_dtype(vals.dtype)
+        idx = cp.asarray(idx_h) if host else indices.astype(np.int64, copy=False).reshape(-1)
+        if isinstance(vals, np.ndarray):
             vals = cp.asarray(vals).astype(dtype, copy=False)
+        elif isinstance(vals, cp.ndarray):
+            vals = vals.astype(dtype, copy=False)
         out = cp.empty(size, dtype=dtype)
         present = cp.zeros(size, dtype=bool)
         if idx.size:
@@ -114,6 +129,21 @@ class GpuExecutor(BfsSteps, Executor):
         v = GpuVector(size, out, present, nvals=int(idx.size), queue=idx)
         if host and idx_h.size <= _HOST_QUEUE_MAX:
             v._host_queue = idx_h
+        return v
+
+    def _vector_one(self, size, index, value, dtype) -> GpuVector:
+        """A vector of one entry from host values, made on first read (one kernel, no
+        host-to-device copy); a BFS frontier of one vertex is never read."""
+        def build():
+            out = cp.empty(size, dtype=dtype)
+            present = cp.empty(size, dtype=bool)
+            _module.kernel("set_one", dtype)((_module.grid_for(size, 512, 4),), (512,),
+                                             (np.int64(index), dtype.type(value), out,
+                                              present, np.int64(size)))
+            return out, present
+
+        v = GpuVector(size, lazy=build, nvals=1)
+        v._host_queue = np.array([index], dtype=np.int64)
         return v
 
     def full(self, size, value) -> GpuVector:
@@ -138,8 +168,12 @@ class GpuExecutor(BfsSteps, Executor):
         return idx.astype(np.int64, copy=False), u.values[idx]
 
     def to_dense(self, u, fill):
-        dtype = u.dtype                              # like the cpu: fill cast to u's type
-        return cp.where(u.present, u.values, dtype.type(fill)).astype(dtype, copy=False)
+        values, present = u.values, u.present
+        out = cp.empty(u.size, dtype=values.dtype)   # like the cpu: fill cast to u's type
+        _module.kernel("dense_fill", values.dtype)(
+            (_module.grid_for(u.size, 512, 8),), (512,),
+            (values, present, values.dtype.type(fill), out, np.int64(u.size)))
+        return out
 
     # ---------------------------------------------------------------- algebra
     def _mask_args(self, mask, complement, dummy):

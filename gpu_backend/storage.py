@@ -4,8 +4,9 @@ A :class:`DeviceMatrix` is the CSR pattern of a graph (rows = out-edges) or of i
 transpose (rows = in-edges, i.e. CSC of the graph), with int32 indices where they fit and
 int64 otherwise (the graph's own index type). The COO row array (edge-centric BFS) and a
 ``cupyx.scipy.sparse.csr_matrix`` view (for users and the naive SpMV baseline) are built on
-first use. Everything is cached in ``G._cached``, so a second call copies nothing to the
-device. The transpose of an undirected graph is the graph itself and shares its storage.
+first use, and so is the pull order of the BFS (:meth:`DeviceMatrix.hub_first`). Everything is
+cached in ``G._cached``, so a second call copies nothing to the device. The transpose of an
+undirected graph is the graph itself and shares its storage.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 #: Slots of the hub cache in bfs.cu (HC); the hub degree threshold keeps about this many
 #: of the highest out-degree vertices as hubs.
 HUB_SLOTS = 2048
+_SORT_CHUNK = 1 << 26
 
 
 class DeviceMatrix:
@@ -36,8 +38,10 @@ class DeviceMatrix:
         self.hub_deg = int(max(32, np.partition(deg, -HUB_SLOTS)[-HUB_SLOTS]
                                if deg.size > HUB_SLOTS else deg.max(initial=0) + 1))
         self._host_deg = deg
+        self._host_ptr = np.asarray(indptr)
         self._rows = None
         self._csr = None
+        self._hub_first = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -49,6 +53,32 @@ class DeviceMatrix:
             rows = np.repeat(np.arange(self.n, dtype=self.index_dtype), self._host_deg)
             self._rows = cp.asarray(rows)
         return self._rows
+
+    def hub_first(self, out_indptr: cp.ndarray) -> cp.ndarray:
+        """``indices`` with every row reordered by decreasing out-degree of its entries'
+        vertices, ties in storage order (built on first use, then cached).
+
+        ``out_indptr`` gives the out-degrees (the graph's CSR row pointers). A pull step that
+        stops at the first parent in the frontier then tries the likeliest parents first:
+        high-degree vertices are reached in the earliest levels. Rows are sorted in chunks of
+        at most ``2**26`` entries to bound the scratch memory.
+        """
+        if self._hub_first is None:
+            deg = cp.diff(out_indptr).astype(cp.uint64)
+            inverse = cp.uint64(0xFFFFFFFF) - cp.minimum(deg, cp.uint64(0xFFFFFFFF))
+            out = cp.empty_like(self.indices)
+            ptr, lo = self._host_ptr, 0
+            while lo < self.n:
+                hi = max(lo + 1, int(np.searchsorted(ptr, ptr[lo] + _SORT_CHUNK, "right")) - 1)
+                a, b = int(ptr[lo]), int(ptr[hi])
+                if b > a:
+                    seg = self.indices[a:b]
+                    row = cp.searchsorted(self.indptr[lo:hi + 1], cp.arange(a, b),
+                                          side="right").astype(cp.uint64)
+                    out[a:b] = seg[cp.argsort((row << cp.uint64(32)) | inverse[seg])]
+                lo = hi
+            self._hub_first = out
+        return self._hub_first
 
     def row_degree_host(self) -> np.ndarray:
         """Entries per row, on the host (for host-side decisions without a sync)."""

@@ -26,8 +26,8 @@ import numpy as np
 class GpuVector:
     """Dense values + presence bitmap on the device (see the module docstring)."""
 
-    __slots__ = ("size", "_values", "_present", "_lazy", "_nvals", "_queue", "_qedges",
-                 "_nhubs", "version", "bfs_state", "_host_queue", "__weakref__")
+    __slots__ = ("size", "_values", "_present", "_lazy", "_nvals", "_queue", "_queue_build",
+                 "_qedges", "_nhubs", "version", "bfs_state", "_host_queue", "__weakref__")
 
     def __init__(self, size: int, values=None, present=None, *, nvals: int | None = None,
                  lazy: Callable[[], tuple] | None = None, queue=None):
@@ -37,6 +37,7 @@ class GpuVector:
         self._lazy = lazy
         self._nvals = nvals
         self._queue = queue          # device index array of the present entries, or None
+        self._queue_build = None     # makes the queue when first asked for (BFS frontier)
         self._qedges = None          # out-edges of the queue's vertices, when known
         self._nhubs = None           # hubs (BFS hub threshold) among them, when known
         self.version = 0
@@ -71,6 +72,7 @@ class GpuVector:
         self.version += 1
         self._nvals = None
         self._queue = None
+        self._queue_build = None
         self._qedges = None
         self._nhubs = None
         self._host_queue = None
@@ -86,9 +88,15 @@ class GpuVector:
 
     def queue(self, dtype=np.int64) -> cp.ndarray:
         """Indices of the present entries (stream compaction of the bitmap; cached)."""
+        if self._queue is None and self._queue_build is not None:
+            build, self._queue_build = self._queue_build, None
+            self._queue = build()
         if self._queue is None:
-            if self._host_queue is not None:                     # a short host list
-                self._queue = cp.asarray(self._host_queue)
+            h = self._host_queue
+            if h is not None and h.size == 1:                    # one index: a fill, no copy
+                self._queue = cp.full(1, h[0], dtype=dtype)
+            elif h is not None:                                  # a short host list
+                self._queue = cp.asarray(h)
             else:
                 self._queue = cp.flatnonzero(self.present)       # sync (size of output)
             self._nvals = int(self._queue.size)

@@ -149,6 +149,50 @@ def test_persistent_kernel_single_block_and_grid():
         GPU.persistent_blocks = old
 
 
+def test_hub_first_order():
+    """Each row of the pull order is a permutation of the stored row, by decreasing
+    out-degree of its entries (ties in storage order), and BFS agrees with either order."""
+    rng = np.random.default_rng(5)
+    n = 4000
+    src = np.concatenate([rng.integers(0, n, 30000), np.repeat(rng.integers(0, n, 4), 800)])
+    G = Graph.from_edges(src, rng.integers(0, n, src.size), n=n, directed=True)
+    A = GPU.matrix(G)
+    AT = GPU.matrix(G, transpose=True)
+    order = asnumpy(AT.hub_first(A.indptr))
+    ptr, ind = G.transpose().indptr, G.transpose().indices
+    out_deg = G.out_degree()
+    for v in range(n):
+        row, got = ind[ptr[v]:ptr[v + 1]], order[ptr[v]:ptr[v + 1]]
+        expected = row[np.argsort(-out_deg[row], kind="stable")]
+        np.testing.assert_array_equal(got, expected)
+    cpu = bfs(G, int(src[-1]), backend="cpu")
+    old = GPU.hub_first_pull
+    try:
+        for flag in (False, True):
+            GPU.hub_first_pull = flag
+            for method in ("auto", "pull_hub"):
+                check(G, int(src[-1]), method, cpu=cpu)
+    finally:
+        GPU.hub_first_pull = old
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_hub_source_and_star(directed):
+    """A source of very high degree (one vertex spread over the whole persistent grid),
+    then a frontier of leaves pointing back to it."""
+    leaves = 20000
+    hub = np.zeros(leaves, dtype=np.int64)
+    rng = np.random.default_rng(9)
+    tail = rng.integers(1, leaves + 1, 300)
+    G = Graph.from_edges(np.concatenate([hub, np.arange(1, leaves + 1), tail]),
+                         np.concatenate([np.arange(1, leaves + 1), hub, tail[::-1]]),
+                         n=leaves + 2, directed=directed)
+    for s in (0, 1, leaves + 1):
+        cpu = None
+        for method in METHODS:
+            cpu = check(G, s, method, cpu=cpu)
+
+
 def test_unknown_method_is_refused():
     G = Graph.from_edges([0], [1])
     with pytest.raises(ValueError):

@@ -85,6 +85,21 @@ def test_vector_roundtrip(seed, kind):
     assert isinstance(host(GPU.array(np.arange(3))), np.ndarray)
 
 
+@pytest.mark.parametrize("index, value", [(0, 7), (4, -2.5), (3, [6]), (1, [0.5]),
+                                          (2, np.int32(5))])
+def test_one_entry_vector(index, value):
+    """The one-entry fast path (built on first read) equals the general path and the cpu."""
+    n = 5
+    single = GPU.vector(n, [index], value)
+    general = GPU.vector(n, np.array([index]), np.asarray(value).reshape(-1) if np.ndim(value)
+                         else value)
+    same(CPU.vector(n, [index], value), single)
+    same(CPU.vector(n, [index], value), general)
+    np.testing.assert_array_equal(host(single.queue()), [index])
+    with pytest.raises(IndexError):
+        GPU.vector(n, [n], value)
+
+
 def test_dup_is_independent():
     g = GPU.vector(5, [1, 2], [3, 4])
     d = GPU.dup(g)

@@ -36,10 +36,12 @@ __device__ __forceinline__ unsigned long long deg_of(const I* ptr, long long v) 
 // Count vertex v, visited at level k, into a thread's level stats (its out- and in-edges)
 // and, when its out-degree reaches hub_deg, record it in the hub cache with its level.
 template <typename I>
-__device__ __forceinline__ void count_visit(long long v, int k, const I* out_ptr,
-                                            const I* in_ptr, long long hub_deg,
-                                            unsigned long long* hc, unsigned long long& dout,
-                                            unsigned long long& din, unsigned long long& hubs) {
+__device__ __forceinline__ unsigned long long count_visit(long long v, int k, const I* out_ptr,
+                                                          const I* in_ptr, long long hub_deg,
+                                                          unsigned long long* hc,
+                                                          unsigned long long& dout,
+                                                          unsigned long long& din,
+                                                          unsigned long long& hubs) {
     unsigned long long d = deg_of(out_ptr, v);
     dout += d;
     din += deg_of(in_ptr, v);
@@ -47,53 +49,66 @@ __device__ __forceinline__ void count_visit(long long v, int k, const I* out_ptr
         hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
         ++hubs;
     }
+    return d;
 }
 
-// Exclusive block scan of one int per thread; every thread of the block must call it.
-__device__ __forceinline__ int block_excl_scan(int x, int* total) {
-    __shared__ int warp_sums[32];
+// Exclusive block scan of one value per thread; every thread of the block must call it.
+template <typename T>
+__device__ __forceinline__ T block_excl_scan(T x, T* total) {
+    __shared__ T warp_sums[32];
     int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    int v = x;
+    T v = x;
     for (int o = 1; o < 32; o <<= 1) {
-        int y = __shfl_up_sync(0xffffffffu, v, o);
+        T y = __shfl_up_sync(0xffffffffu, v, o);
         if (lane >= o) v += y;
     }
     if (lane == 31) warp_sums[wid] = v;
     __syncthreads();
     if (wid == 0) {
-        int s = lane < nw ? warp_sums[lane] : 0;
+        T s = lane < nw ? warp_sums[lane] : 0;
         for (int o = 1; o < 32; o <<= 1) {
-            int y = __shfl_up_sync(0xffffffffu, s, o);
+            T y = __shfl_up_sync(0xffffffffu, s, o);
             if (lane >= o) s += y;
         }
         if (lane < nw) warp_sums[lane] = s;
     }
     __syncthreads();
-    int res = (wid ? warp_sums[wid - 1] : 0) + v - x;
+    T res = (wid ? warp_sums[wid - 1] : 0) + v - x;
     *total = warp_sums[nw - 1];
     __syncthreads();
     return res;
 }
 
-// Sum a, b, c over the block and add each to *da, *db, *dc with one atomic (all threads call).
+// Reduce four per-thread counts over the block and add each to its target with one atomic
+// per block (a null target is skipped); the fourth is combined by max instead of sum when
+// d_is_max. All threads of the block call it.
 __device__ __forceinline__ void block_add_to(unsigned long long a, unsigned long long b,
-                                             unsigned long long c, unsigned long long* da,
-                                             unsigned long long* db, unsigned long long* dc) {
-    __shared__ unsigned long long sa[32], sb[32], sc[32];
+                                             unsigned long long c, unsigned long long d,
+                                             unsigned long long* da, unsigned long long* db,
+                                             unsigned long long* dc, unsigned long long* dd,
+                                             bool d_is_max = false) {
+    __shared__ unsigned long long part[4][32];
     int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
     for (int o = 16; o > 0; o >>= 1) {
         a += __shfl_down_sync(0xffffffffu, a, o);
         b += __shfl_down_sync(0xffffffffu, b, o);
         c += __shfl_down_sync(0xffffffffu, c, o);
+        unsigned long long e = __shfl_down_sync(0xffffffffu, d, o);
+        d = d_is_max ? max(d, e) : d + e;
     }
-    if (lane == 0) { sa[wid] = a; sb[wid] = b; sc[wid] = c; }
+    if (lane == 0) { part[0][wid] = a; part[1][wid] = b; part[2][wid] = c; part[3][wid] = d; }
     __syncthreads();
     if (threadIdx.x == 0) {
-        unsigned long long ta = 0, tb = 0, tc = 0;
-        for (int w = 0; w < nw; ++w) { ta += sa[w]; tb += sb[w]; tc += sc[w]; }
-        if (ta) atomicAdd(da, ta);
-        if (tb) atomicAdd(db, tb);
-        if (tc) atomicAdd(dc, tc);
+        unsigned long long t[4] = {0, 0, 0, 0};
+        for (int w = 0; w < nw; ++w) {
+            for (int i = 0; i < 3; ++i) t[i] += part[i][w];
+            t[3] = d_is_max ? max(t[3], part[3][w]) : t[3] + part[3][w];
+        }
+        unsigned long long* to[4] = {da, db, dc, dd};
+        for (int i = 0; i < 4; ++i) {
+            if (!to[i] || !t[i]) continue;
+            if (i == 3 && d_is_max) atomicMax(to[i], t[i]); else atomicAdd(to[i], t[i]);
+        }
     }
 }
 
@@ -130,7 +145,7 @@ __global__ void compact_status(const int* __restrict__ st, long long n, int k, I
         }
         block_append(flag, v, queue, cnt);
     }
-    block_add_to(dout, din, hubs, cnt + 1, cnt + 2, cnt + 3);
+    block_add_to(dout, din, hubs, 0, cnt + 1, cnt + 2, cnt + 3, nullptr);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -261,6 +276,21 @@ __global__ void queue_degrees(const I* __restrict__ indptr, const I* __restrict_
     }
 }
 
+// The same prefix sum for a short queue in one launch: one block walks the queue.
+template <typename I>
+__global__ void queue_prefix(const I* __restrict__ indptr, const I* __restrict__ q, long long nq,
+                             long long* prefix) {
+    long long run = 0;
+    for (long long base = 0; base < nq; base += blockDim.x) {
+        long long i = base + threadIdx.x;
+        long long d = i < nq ? (long long)(indptr[q[i] + 1] - indptr[q[i]]) : 0;
+        long long total;
+        long long before = block_excl_scan(d, &total);
+        if (i < nq) prefix[i] = run + before + d;
+        run += total;
+    }
+}
+
 template <typename I>
 __global__ void push_balanced(const I* __restrict__ indptr, const I* __restrict__ indices,
                               const I* __restrict__ q, const long long* __restrict__ prefix,
@@ -284,54 +314,92 @@ __global__ void push_balanced(const I* __restrict__ indptr, const I* __restrict_
 
 // Production pull ("pull_hub"): one thread per unvisited vertex scans its in-neighbours and
 // stops at the first parent in the frontier. The frontier's hubs, cached by the previous
-// step in hc[], are loaded into shared memory first, so most hits cost no global read.
-// The next frontier queue and its stats are built in the same kernel (block scan).
+// step in hc[], are loaded into shared memory first, so most hits cost no global read;
+// other in-neighbours are looked up in the frontier's bitmap (fbits: n bits, small enough
+// to stay in cache, unlike the status array). Found vertices are or-ed into the next
+// frontier's bitmap (nbits, zeroed by the caller) and counted into cnt[0..3]; no thread
+// waits for another until the final block reduction, so one long scan holds up only its
+// own warp. The next frontier's queue is made from the status array only if a later step
+// asks for it (compact_status).
 template <typename I>
 __global__ void pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, long long n,
                          int* st, int k, long long* pv, unsigned char* pp, long long* lv,
-                         unsigned char* lp, int want_parent, I* queue,
-                         const I* __restrict__ out_ptr, const I* __restrict__ in_ptr,
-                         unsigned long long* cnt, unsigned long long* hc, long long hub_deg) {
+                         unsigned char* lp, int want_parent, const I* __restrict__ out_ptr,
+                         const I* __restrict__ in_ptr, unsigned long long* cnt,
+                         unsigned long long* hc, long long hub_deg,
+                         const unsigned* __restrict__ fbits, unsigned* nbits) {
     __shared__ unsigned long long cache[HC];
     for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
     __syncthreads();
     const unsigned long long want = (unsigned long long)(k - 1) << 32;
-    unsigned long long dout = 0, din = 0, hubs = 0;
-    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
-         base += (long long)gridDim.x * blockDim.x) {
-        long long v = base + threadIdx.x;
-        bool found = false;
-        if (v < n && st[v] == UNV) {
-            for (long long p = tptr[v]; p < (long long)tptr[v + 1]; ++p) {
-                long long u = tind[p];
-                if (cache[u & (HC - 1)] == (want | (unsigned long long)u) || st[u] == k - 1) {
-                    st[v] = k;
-                    visit(v, u, k, pv, pp, lv, lp, want_parent);
-                    found = true;
-                    break;
-                }
-            }
-            if (found) {
+    unsigned long long found = 0, dout = 0, din = 0, hubs = 0;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+         v += (long long)gridDim.x * blockDim.x) {
+        if (st[v] != UNV) continue;
+        for (long long p = tptr[v]; p < (long long)tptr[v + 1]; ++p) {
+            long long u = tind[p];
+            if (cache[u & (HC - 1)] == (want | (unsigned long long)u) ||
+                (fbits[u >> 5] >> (u & 31)) & 1u) {
+                st[v] = k;
+                visit(v, u, k, pv, pp, lv, lp, want_parent);
+                atomicOr(&nbits[v >> 5], 1u << (v & 31));
+                ++found;
                 count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din, hubs);
+                break;
             }
         }
-        block_append(found, v, queue, cnt);
     }
-    block_add_to(dout, din, hubs, cnt + 1, cnt + 2, cnt + 3);
+    block_add_to(found, dout, din, hubs, cnt, cnt + 1, cnt + 2, cnt + 3);
+}
+
+// Frontier bitmap of the vertices with status `val` (for a pull after a push step): one
+// word per warp from a ballot, no atomics.
+extern "C" __global__ void status_bits(const int* __restrict__ st, long long n, int val,
+                                       unsigned* bits) {
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
+         base += (long long)gridDim.x * blockDim.x) {
+        long long v = base + threadIdx.x;                  // lanes hold one aligned word
+        unsigned word = __ballot_sync(0xffffffffu, v < n && st[v] == val);
+        if ((threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
+    }
+}
+
+// Queue of the set bits of a frontier bitmap (left by pull_hub): a thread per word, a block
+// scan of the popcounts, one atomicAdd per block.
+template <typename I>
+__global__ void bits_queue(const unsigned* __restrict__ bits, long long words, I* queue,
+                           unsigned long long* counter) {
+    __shared__ unsigned long long base;
+    for (long long b = (long long)blockIdx.x * blockDim.x; b < words;
+         b += (long long)gridDim.x * blockDim.x) {
+        long long w = b + threadIdx.x;
+        unsigned word = w < words ? bits[w] : 0u;
+        int total;
+        int off = block_excl_scan(__popc(word), &total);
+        if (total == 0) continue;                     // uniform across the block
+        if (threadIdx.x == 0) base = atomicAdd(counter, (unsigned long long)total);
+        __syncthreads();
+        for (; word; word &= word - 1) queue[base + off++] = (I)((w << 5) + __ffs(word) - 1);
+        __syncthreads();
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Persistent multi-level push for small frontiers: one launch runs levels k, k+1, ... with
 // a software grid barrier between levels (gridDim.x must not exceed the blocks that fit on
-// the device at once; gridDim.x == 1 is PMPP's single-block kernel). A warp expands each
-// frontier vertex; atomicCAS claims; the next queue is appended with atomicAdd. The loop
-// stops when the next frontier is empty, has more than `limit` vertices or more than
-// `edge_limit` out-edges; every block reads the same counters after the barrier, so all
-// leave together.
+// the device at once; gridDim.x == 1 is PMPP's single-block kernel). A group of g threads
+// expands each frontier vertex (virtual warps): g is the power of two covering the
+// frontier's largest out-degree, at most 32, widened while that leaves threads idle, so a
+// one-vertex frontier is spread over the whole grid and a grid graph uses 4 threads a
+// vertex. atomicCAS claims; the next queue is appended with one atomicAdd per group of
+// claiming lanes. The loop stops when the next frontier is empty, has more than `limit`
+// vertices or more than `edge_limit` out-edges; every block reads the same counters after
+// the barrier, so all leave together.
 // ctl: [0..2] queue counts (rotating), [3..5] out-edge sums (rotating), [6] in-edge sum of
 // all vertices visited, [7] last level run, [8] its frontier size, [9] its out-edges,
 // [10] which buffer holds it (0: qa, 1: qb), [11..13] hub counts (rotating), [14] hubs in
-// the last frontier. bar: [0] arrivals, [1] generation.
+// the last frontier, [15..17] largest out-degree (rotating). bar: [0] arrivals,
+// [1] generation.
 __device__ __forceinline__ void grid_sync(unsigned int* bar, unsigned int& gen) {
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -350,19 +418,28 @@ __device__ __forceinline__ void grid_sync(unsigned int* bar, unsigned int& gen) 
     __syncthreads();
 }
 
+__device__ __forceinline__ long long group_size(unsigned long long max_deg, long long nq,
+                                                long long nthreads) {
+    long long g = 1;
+    while (g < 32 && (unsigned long long)g < max_deg) g <<= 1;
+    while (2 * g * nq <= nthreads) g <<= 1;
+    return g;
+}
+
 template <typename I>
 __global__ void push_persistent(const I* __restrict__ indptr, const I* __restrict__ indices,
                                 const I* __restrict__ in_ptr, const I* q0, I* qa, I* qb,
-                                long long nq, int k, long long limit, long long edge_limit,
-                                int* st, long long* pv, unsigned char* pp, long long* lv,
-                                unsigned char* lp, int want_parent, unsigned long long* ctl,
-                                unsigned int* bar, unsigned long long* hc, long long hub_deg) {
+                                long long nq, unsigned long long max_deg, int k, long long limit,
+                                long long edge_limit, int* st, long long* pv, unsigned char* pp,
+                                long long* lv, unsigned char* lp, int want_parent,
+                                unsigned long long* ctl, unsigned int* bar,
+                                unsigned long long* hc, long long hub_deg) {
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const int lane = threadIdx.x & 31;
     const unsigned lanes_below = (1u << lane) - 1u;
-    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
     const I* cur = q0;                     // the caller's queue is only read
     I* nxt = qa;
     int r = 0;
@@ -374,12 +451,15 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
             ctl[z] = 0;
             ctl[3 + z] = 0;
             ctl[11 + z] = 0;
+            ctl[15 + z] = 0;
         }
-        unsigned long long my_out = 0, my_in = 0, my_hubs = 0;
-        for (long long w = warp; w < nq; w += nwarps) {
+        const long long g = group_size(max_deg, nq, nthreads);
+        const long long ngroups = nthreads / g;
+        unsigned long long my_out = 0, my_in = 0, my_hubs = 0, my_max = 0;
+        for (long long w = tid / g; w < nq && tid < ngroups * g; w += ngroups) {
             long long u = __ldcg(&cur[w]);
             long long end = indptr[u + 1];
-            for (long long p = indptr[u] + lane; p < end; p += 32) {
+            for (long long p = indptr[u] + tid % g; p < end; p += g) {
                 long long v = indices[p];
                 bool claimed = claim(st, v, k);
                 // warp-aggregated append: one atomicAdd per group of claiming lanes
@@ -393,16 +473,19 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
                     if (claimed) {
                         nxt[base + __popc(ballot & lanes_below)] = (I)v;
                         visit(v, u, k, pv, pp, lv, lp, want_parent);
-                        count_visit(v, k, indptr, in_ptr, hub_deg, hc, my_out, my_in, my_hubs);
+                        my_max = max(my_max, count_visit(v, k, indptr, in_ptr, hub_deg, hc,
+                                                         my_out, my_in, my_hubs));
                     }
                 }
             }
         }
-        block_add_to(my_out, my_in, my_hubs, ce, &ctl[6], &ctl[11 + r]);
+        block_add_to(my_out, my_in, my_hubs, my_max, ce, &ctl[6], &ctl[11 + r], &ctl[15 + r],
+                     true);
         grid_sync(bar, gen);
         unsigned long long nn = *(volatile unsigned long long*)cq;
         unsigned long long fe = *(volatile unsigned long long*)ce;
         unsigned long long nh = *(volatile unsigned long long*)&ctl[11 + r];
+        max_deg = *(volatile unsigned long long*)&ctl[15 + r];
         // stop when empty, too large, or holding a hub (a warp per hub would serialize)
         if (nn == 0 || nn > (unsigned long long)limit || fe > (unsigned long long)edge_limit ||
             nh > 0) {
@@ -418,11 +501,18 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
 }
 
 // Status array of a BFS from the visited bitmap: OLD where visited, UNV elsewhere, and
-// `val` at vertex `one` (the source) when one >= 0.
-extern "C" __global__ void init_status(const unsigned char* __restrict__ pres, long long n, int* st,
-                            long long one, int val) {
-    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
-         v += (long long)gridDim.x * blockDim.x)
+// `val` at vertex `one` (the source) when one >= 0, which is also written to the one-entry
+// queue q1. Also empties the hub cache and zeroes the ncnt level counters.
+template <typename I>
+__global__ void init_status(const unsigned char* __restrict__ pres, long long n, int* st,
+                            long long one, int val, I* q1, unsigned long long* hc,
+                            unsigned long long* cnt, int ncnt) {
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    if (tid == 0 && one >= 0) q1[0] = (I)one;
+    for (long long i = tid; i < HC; i += stride) hc[i] = ~0ull;
+    for (long long i = tid; i < ncnt; i += stride) cnt[i] = 0;
+    for (long long v = tid; v < n; v += stride)
         st[v] = v == one ? val : (pres[v] ? -2 : UNV);
 }
 

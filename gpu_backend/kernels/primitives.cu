@@ -113,9 +113,22 @@ __global__ void scatter_reduce(const long long* __restrict__ idx, const T* __res
     }
 }
 
-// One entry: out[i] = v, pres[i] = 1 (a vector built from one host index, no copy).
+// A vector of one entry from a host index, no copy: out[i] = v and the bitmap of size n
+// set at i only (out is left unspecified elsewhere).
 template <typename T>
-__global__ void set_one(long long i, T v, T* out, unsigned char* pres) {
-    out[i] = v;
-    pres[i] = 1;
+__global__ void set_one(long long i, T v, T* out, unsigned char* pres, long long n) {
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += (long long)gridDim.x * blockDim.x) {
+        pres[j] = j == i;
+        if (j == i) out[i] = v;
+    }
+}
+
+// Dense copy of a vector: its value where present, `fill` elsewhere (to_dense).
+template <typename T>
+__global__ void dense_fill(const T* __restrict__ values, const unsigned char* __restrict__ pres,
+                           T fill, T* out, long long n) {
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += (long long)gridDim.x * blockDim.x)
+        out[j] = pres[j] ? values[j] : fill;
 }

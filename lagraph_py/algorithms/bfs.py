@@ -73,7 +73,7 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
     A = ex.matrix(G)
     AT = ex.matrix(G, transpose=True) if method in ("auto", PULL) else None
     frontier = ex.vector(G.n, [s], [s])
-    visited = ex.dup(frontier)                     # values: parents (or 1 with any_pair)
+    visited = ex.vector(G.n, [s], [s])             # values: parents (or 1 with any_pair)
     level = ex.vector(G.n, [s], [0]) if levels else None
 
     if method == "auto":
