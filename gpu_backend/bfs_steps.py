@@ -301,23 +301,19 @@ class BfsSteps:
         cnt = np.uint64(cnt_at)
         bl = self.block
         visit = (s.st, kk, pv, pp, lv, lp, want)
+        if AT is None and method in ("pull", "pull_hub"):
+            AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
         if method == "pull_hub":
-            if AT is None:
-                AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
             tind = AT.hub_first(A.indptr) if self.hub_first_pull else AT.indices
             fbits, nbits = s.frontier_bits(k - 1, bl)
             _module.kernel("pull_hub", I)(
                 (_module.grid_for(n, bl, 4),), (bl,),
                 (AT.indptr, tind, np.int64(n)) + visit +
                 (A.indptr, in_ptr, cnt, s.hc, np.int64(A.hub_deg), fbits, nbits))
-            nq, fe, vin, nh = s.read(cnt_at, 4)               # sync: the one per level
-            nxt = self._level_queue(s, n, k, nq, I)
         else:
             nxt = cp.empty(n, dtype=I)
             fused = False
             if method == "pull":
-                if AT is None:
-                    AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
                 _module.kernel("pull_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
                                                  (AT.indptr, AT.indices, np.int64(n)) + visit)
             elif method in ("queue", "queue_private", "push_balanced"):
@@ -358,7 +354,9 @@ class BfsSteps:
                     (_module.grid_for(n, bl, 8),), (bl,),
                     (s.st, np.int64(n), kk, nxt, A.indptr, in_ptr, cnt, s.hc,
                      np.int64(A.hub_deg)))
-            nq, fe, vin, nh = s.read(cnt_at, 4)               # sync: the one per level
+        nq, fe, vin, nh = s.read(cnt_at, 4)                   # sync: the one per level
+        if method == "pull_hub":                               # its queue only if asked for
+            nxt = self._level_queue(s, n, k, nq, I)
         f = self._frontier(n, nxt, nq, fe, nh if method in _COUNTS_HUBS else None, pv)
         self._finish(s, parent, level, f, k)
         stats = LevelStats(nq, fe, vin) if degrees is not None else LevelStats(nq, 0, 0)

@@ -116,11 +116,8 @@ class GpuExecutor(BfsSteps, Executor):
         else:
             vals = values if isinstance(values, cp.ndarray) else np.asarray(values)
             dtype = _value_dtype(vals.dtype)
-        idx = cp.asarray(idx_h) if host else indices.astype(np.int64, copy=False).reshape(-1)
-        if isinstance(vals, np.ndarray):
             vals = cp.asarray(vals).astype(dtype, copy=False)
-        elif isinstance(vals, cp.ndarray):
-            vals = vals.astype(dtype, copy=False)
+        idx = cp.asarray(idx_h) if host else indices.astype(np.int64, copy=False).reshape(-1)
         out = cp.empty(size, dtype=dtype)
         present = cp.zeros(size, dtype=bool)
         if idx.size:

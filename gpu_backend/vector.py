@@ -92,11 +92,8 @@ class GpuVector:
             build, self._queue_build = self._queue_build, None
             self._queue = build()
         if self._queue is None:
-            h = self._host_queue
-            if h is not None and h.size == 1:                    # one index: a fill, no copy
-                self._queue = cp.full(1, h[0], dtype=dtype)
-            elif h is not None:                                  # a short host list
-                self._queue = cp.asarray(h)
+            if self._host_queue is not None:                     # a short host list
+                self._queue = cp.asarray(self._host_queue)
             else:
                 self._queue = cp.flatnonzero(self.present)       # sync (size of output)
             self._nvals = int(self._queue.size)
