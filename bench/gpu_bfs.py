@@ -140,11 +140,12 @@ def add_speedups(methods: dict) -> None:
 
 
 def trace_auto(ex, G, s):
-    """Per-step log of one auto BFS: step, level, frontier size and edges, time (ms)."""
+    """Per-step log of one auto BFS: step, level, frontier size and edges, time (ms).
+    Steps that a group step runs through ``bfs_level`` are logged too, before the group."""
     log = []
-    orig_level, orig_levels = ex.bfs_level, ex.bfs_push_levels
+    steps = ("bfs_level", "bfs_push_levels", "bfs_pull_levels")
 
-    def wrap(fn, kind):
+    def wrap(fn, name):
         def inner(*a, **kw):
             e0, e1 = cp.cuda.Event(), cp.cuda.Event()
             e0.record()
@@ -152,19 +153,20 @@ def trace_auto(ex, G, s):
             e1.record()
             e1.synchronize()
             stats = out[-1]
-            k = a[5] if kind == "level" else out[1]
-            name = a[6] if kind == "level" else "push_levels"
-            log.append({"step": name, "k": int(k), "nq": stats.nq,
-                        "frontier_edges": stats.frontier_edges,
+            single = name == "bfs_level"
+            log.append({"step": a[6] if single else name[4:], "k": int(a[5] if single else out[1]),
+                        "nq": stats.nq, "frontier_edges": stats.frontier_edges,
                         "ms": round(cp.cuda.get_elapsed_time(e0, e1), 4)})
             return out
         return inner
 
-    ex.bfs_level, ex.bfs_push_levels = wrap(orig_level, "level"), wrap(orig_levels, "levels")
+    for name in steps:
+        setattr(ex, name, wrap(getattr(ex, name), name))
     try:
         bfs(G, s, backend="gpu", method="auto")
     finally:
-        del ex.bfs_level, ex.bfs_push_levels
+        for name in steps:
+            delattr(ex, name)
     return log
 
 
@@ -192,7 +194,7 @@ def main(argv=None):
         G = make_graph(name)
         t_build = time.perf_counter() - t0
         t0 = time.perf_counter()
-        A = ex.matrix(G)
+        ex.matrix(G)
         ex.matrix(G, transpose=True)
         ex.degree(G), ex.degree(G, incoming=True)
         cp.cuda.Device().synchronize()
@@ -228,9 +230,11 @@ def main(argv=None):
         record("naive_spmv", time_gpu(lambda s: naive_spmv_bfs(AT, s, G.n), sources, 1e9))
         add_speedups(g["methods"])
         if args.rules:
-            rules = {"alpha14_beta24": (14, 24), "alpha4_beta24": (4, 24),
-                     "alpha64_beta24": (64, 24), "alpha14_beta4": (14, 4),
-                     "push_only": (float("inf"), 24)}
+            a, b = bfs_mod.ALPHA, bfs_mod.BETA
+            rules = {f"alpha{a}_beta{b}": (a, b)}                # the default first
+            rules.update({f"alpha{x}_beta{y}": (x, y) for x, y in
+                          ((4, b), (14, b), (40, b), (a, 12), (a, 48))})
+            rules["push_only"] = (float("inf"), b)
             g["rules"] = {}
             for label, (alpha, beta) in rules.items():
                 old = bfs_mod.ALPHA, bfs_mod.BETA

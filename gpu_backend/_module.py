@@ -71,6 +71,21 @@ def sm_count() -> int:
     return int(cp.cuda.Device().attributes["MultiProcessorCount"])
 
 
+@lru_cache(maxsize=None)
+def _resident_per_sm(function, block: int) -> int:
+    return max(1, cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr,
+                                                                           block, 0))
+
+
+def launch_resident(kernel, blocks: int, block: int, args: tuple) -> None:
+    """Launch ``kernel`` with at most as many blocks as fit on the device at once, as a
+    cooperative launch (CUDA refuses it rather than leave a block waiting to start), for
+    kernels whose blocks wait for each other."""
+    function = kernel.kernel
+    blocks = max(1, min(blocks, _resident_per_sm(function, block) * sm_count()))
+    function((blocks,), (block,), args, enable_cooperative_groups=True)
+
+
 def grid_for(work: int, block: int, per_sm: int = 32) -> int:
     """Blocks for a grid-stride loop over ``work`` items: enough to fill the device."""
     return max(1, min(-(-int(work) // block), sm_count() * per_sm))

@@ -15,14 +15,20 @@ kernels and ONE device-to-host copy (four counters). Methods (``method=``):
                    prefix sum of out-degrees + binary search; next queue from the status
                    array by block scans (Enterprise), hubs recorded in the hub cache
 ``pull_hub``       production pull: early exit, in-neighbours tried in decreasing
-                   out-degree (``DeviceMatrix.hub_first``), frontier hubs cached in
-                   shared memory, other frontier tests on an n-bit bitmap; the next
-                   frontier is written as a bitmap, its queue made only if asked for
+                   out-degree (``DeviceMatrix.hub_first``), a warp sharing long lists,
+                   frontier hubs cached in shared memory, other frontier tests on an
+                   n-bit bitmap; the next frontier is written as a bitmap (one ballot per
+                   word), its queue made only if asked for
 =================  =====================================================================
 
-:meth:`BfsSteps.bfs_push_levels` runs consecutive small push levels in ONE persistent
-launch (software grid barrier between levels, a group of threads per frontier vertex sized
-to the level's largest out-degree).
+:meth:`BfsSteps.bfs_pull_levels` runs consecutive pull levels in ONE launch of the same
+``pull_hub`` kernel, and :meth:`BfsSteps.bfs_push_levels` consecutive small push levels in
+ONE launch of a persistent kernel (a group of threads per frontier vertex sized to the
+level's largest out-degree). Both keep all blocks resident (a cooperative launch) and wait
+at a software grid barrier between levels, where every block reads the level's counters
+and decides the same way whether to go on. The persistent push starts from a pull step's
+bitmap when its frontier has no queue, and leaves its last frontier as a bitmap for a
+following pull step.
 
 The BFS keeps Enterprise's status array (int32 level per vertex, ``UNV`` if unvisited) on
 the ``parent`` vector (``GpuVector.bfs_state``); it is rebuilt from the vector's bitmap
@@ -33,6 +39,8 @@ Frontiers returned are :class:`GpuVector` built from the queue; their bitmap and
 
 from __future__ import annotations
 
+import itertools
+import math
 import threading
 import weakref
 
@@ -48,12 +56,17 @@ UNV = 0x7FFFFFFF
 HC = 2048                      # hub cache slots (bfs.cu)
 _NULL = np.uint64(0)           # a null pointer argument
 _SLOTS = 64                    # levels whose counters are zeroed by one fill
-_CTL = 18                      # control words of push_persistent (bfs.cu)
+_CTL = 19                      # control words of push_persistent and pull_hub (bfs.cu)
+_NCNT = 4 * _SLOTS + _CTL + 1  # counter words of a BFS state
 _PREFIX_ONE_BLOCK = 1 << 14    # queues up to this long get their degree prefix in one block
 _D2H = 2                       # cudaMemcpyDeviceToHost
 _NO_HUBS = np.iinfo(np.int64).max   # a hub degree that no vertex reaches
+_NO_LIMIT = np.iinfo(np.int32).max  # levels: as many as the frontier lasts
+#: What a BFS's parent and level vectors hold where absent, from their first fused step on
+#: (the fill of the algorithm's to_dense, which then costs nothing).
+ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
-_COUNTS_HUBS = ("push", "pull", "edge", "push_balanced", "pull_hub")   # via compact_status
+_COUNTS_HUBS = ("push", "pull", "edge", "push_balanced")   # via compact_status
 
 
 def _fusable(semiring, parent, level) -> bool:
@@ -75,56 +88,75 @@ def _host_buffer() -> np.ndarray:
 
 
 class _BfsState:
-    """Per-BFS device state, attached to the visited (``parent``) vector.
+    """Per-BFS device state, attached to the visited (``parent``) vector: one allocation,
+    whose parts the kernels get by address (``np.uint64``).
 
-    ``cnt`` holds four counters per level (``_SLOTS`` levels, then re-zeroed) followed by
-    the control words of the persistent kernel; steps pass and read them by address.
+    ``st`` is the status array (int32 per vertex), ``bits`` two n-bit frontier bitmaps,
+    ``hc`` the hub cache, ``cnt`` four counters per level (``_SLOTS`` levels, then
+    re-zeroed), the control words of the multi-level kernels and a spare counter;
+    ``q1`` (an array) is the queue of a one-vertex frontier.
     """
 
-    __slots__ = ("st", "hc", "cnt", "q1", "bits", "bits_level", "version", "k", "frontier")
+    __slots__ = ("n", "words", "mem", "cnt", "hc", "st", "bits", "q1", "bits_level",
+                 "version", "k", "frontier")
 
     def __init__(self, n, index_dtype):
-        self.st = cp.empty(n, dtype=np.int32)
-        self.hc = cp.empty(HC, dtype=np.uint64)                      # init_status empties
-        self.cnt = cp.empty(4 * _SLOTS + _CTL, dtype=np.uint64)      # init_status zeroes
-        self.q1 = cp.empty(1, dtype=index_dtype)      # the queue of a one-vertex frontier
-        words = (n + 31) // 32
-        self.bits = [cp.empty(words, dtype=np.uint32), cp.empty(words, dtype=np.uint32)]
+        self.n, self.words = n, (n + 31) // 32
+        parts = (8 * _NCNT, 8 * HC, 8, 4 * n, 4 * self.words, 4 * self.words)
+        offsets = list(itertools.accumulate(parts[:-1], initial=0))
+        self.mem = cp.cuda.alloc(sum(parts))
+        self.cnt, self.hc, _, self.st, b0, b1 = (np.uint64(self.mem.ptr + o) for o in offsets)
+        self.bits = [b0, b1]
+        self.q1 = cp.ndarray((1,), dtype=index_dtype, memptr=self.mem + offsets[2])
         self.bits_level = [None, None]                # frontier level each bitmap holds
         self.version = -1
         self.k = None
         self.frontier = None
 
     def frontier_bits(self, k, block):
-        """(bitmap of the level-k frontier, a zeroed bitmap for level k+1); the first is
-        built from the status array unless a pull step left it."""
+        """(bitmap of the level-k frontier, the other bitmap); the first is built from the
+        status array unless a pull step left it."""
         if k in self.bits_level:
             i = self.bits_level.index(k)
         else:
             i = 0
-            n = self.st.size
+            n = self.n
             if n:
                 _module.kernel("status_bits")((_module.grid_for(n, block, 8),), (block,),
                                               (self.st, np.int64(n), np.int32(k), self.bits[0]))
-        nxt = self.bits[1 - i]
-        nxt.data.memset_async(0, nxt.nbytes)
         self.bits_level = [None, None]
-        self.bits_level[i], self.bits_level[1 - i] = k, k + 1
-        return self.bits[i], nxt
+        self.bits_level[i] = k
+        return self.bits[i], self.bits[1 - i]
+
+    def pulled(self, first, last):
+        """Record that pull levels first..last ran from the frontier_bits of first - 1:
+        level j's frontier is in bits[i] when j - first is odd, i the slot of first - 1."""
+        i = self.bits_level.index(first - 1)
+        self.bits_level = [None, None]
+        self.bits_level[i if (last - first) % 2 else 1 - i] = last
+        self.bits_level[1 - i if (last - first) % 2 else i] = last - 1
+
+    def _zeroed(self, word: int, count: int) -> int:
+        """Device address of ``count`` counter words from ``word`` on, zeroed."""
+        address = int(self.cnt) + 8 * word
+        cp.cuda.runtime.memsetAsync(address, 0, 8 * count, cp.cuda.get_current_stream().ptr)
+        return address
 
     def counters(self, k) -> int:
         """Device address of four zeroed counters for level k (new frontier size, its
         out-edges, in-edges, hubs): slot k % _SLOTS, all slots re-zeroed on wrap."""
         slot = k % _SLOTS
         if slot == 0:
-            self.cnt.data.memset_async(0, 8 * 4 * _SLOTS)
-        return self.cnt.data.ptr + 32 * slot
+            self._zeroed(0, 4 * _SLOTS)
+        return int(self.cnt) + 32 * slot
 
     def control(self) -> int:
-        """Device address of the persistent kernel's control words, zeroed."""
-        mem = self.cnt.data + 8 * 4 * _SLOTS
-        mem.memset_async(0, 8 * _CTL)
-        return mem.ptr
+        """Device address of the multi-level kernels' control words, zeroed."""
+        return self._zeroed(4 * _SLOTS, _CTL)
+
+    def spare_counter(self) -> int:
+        """Device address of one zeroed counter word."""
+        return self._zeroed(4 * _SLOTS + _CTL, 1)
 
     def read(self, address: int, count: int) -> list[int]:
         """``count`` device words at ``address`` as Python ints (sync: one small copy)."""
@@ -133,6 +165,14 @@ class _BfsState:
         cp.cuda.runtime.memcpyAsync(host.ctypes.data, address, 8 * count, _D2H, stream.ptr)
         stream.synchronize()
         return host[:count].tolist()
+
+
+def _one_args(one) -> tuple:
+    """init_status arguments that build a one-entry vector (GpuVector.adopt_one), or not."""
+    if one is None:
+        return np.int64(-1), _NULL, _NULL, np.int64(0)
+    index, value, values, present = one
+    return np.int64(index), values, present, np.int64(value)
 
 
 def _host_load(A, h) -> tuple[int, int, int]:
@@ -160,13 +200,16 @@ class BfsSteps:
     #: pull_hub tries in-neighbours in decreasing out-degree (``DeviceMatrix.hub_first``);
     #: False: in storage order.
     hub_first_pull = True
+    #: In-neighbours pull_hub scans with one thread before the warp shares the rest of a
+    #: long list.
+    pull_serial = 4
     #: Blocks of the persistent kernel (None: half the multiprocessors, the fastest of 1,
     #: 33, 66, 132 on an H100 for the 2000x2000 grid; 1: PMPP's single-block kernel).
     persistent_blocks = None
     block = 512
 
     # ------------------------------------------------------------------ state
-    def _state(self, parent: GpuVector, frontier: GpuVector, k: int, I) -> _BfsState:
+    def _state(self, parent: GpuVector, level, frontier: GpuVector, k: int, I) -> _BfsState:
         s = parent.bfs_state
         last = s.frontier() if (s is not None and s.frontier is not None) else None
         if s is not None and s.version == parent.version and s.k == k - 1 and last is frontier:
@@ -176,10 +219,15 @@ class BfsSteps:
         one = frontier._host_queue
         single = one is not None and one.size == 1
         bl = self.block
+        p1 = parent.adopt_one(ABSENT)                 # built by init_status if still lazy
+        l1 = level.adopt_one(ABSENT) if level is not None else None
         _module.kernel("init_status", I)((_module.grid_for(max(n, HC), bl, 8),), (bl,),
-                                         (parent.present, np.int64(n), s.st,
+                                         (parent.present if p1 is None else _NULL,
+                                          np.int64(n), s.st,
                                           np.int64(one[0] if single else -1), np.int32(k - 1),
-                                          s.q1, s.hc, s.cnt, np.int32(s.cnt.size)))
+                                          s.q1, s.hc, s.cnt, np.int32(_NCNT))
+                                         + _one_args(p1) + _one_args(l1)
+                                         + (np.int64(ABSENT),))
         if single and frontier._queue is None:
             frontier._queue = s.q1                    # written by init_status: no copy
         if not single:
@@ -231,18 +279,18 @@ class BfsSteps:
         def build():
             q = cp.empty(nq, dtype=I)
             if nq:
-                counter = cp.zeros(4, dtype=np.uint64)
+                counter = np.uint64(s.spare_counter())
                 bl = self.block
                 if k in s.bits_level:
                     bits = s.bits[s.bits_level.index(k)]
                     _module.kernel("bits_queue", I)(
-                        (_module.grid_for(bits.size, bl, 8),), (bl,),
-                        (bits, np.int64(bits.size), q, counter))
+                        (_module.grid_for(s.words, bl, 8),), (bl,),
+                        (bits, np.int64(s.words), q, counter))
                 else:
                     _module.kernel("compact_status", I)(
                         (_module.grid_for(n, bl, 8),), (bl,),
                         (s.st, np.int64(n), np.int32(k), q, _NULL, _NULL, counter, s.hc,
-                         np.int64(_NO_HUBS)))
+                         np.int64(_NO_HUBS), _NULL))
             return q
         return build
 
@@ -268,6 +316,11 @@ class BfsSteps:
         # a hub would serialize its group, except alone: then the whole grid expands it
         return edges <= self._edge_limit(A) and (hubs == 0 or nq == 1)
 
+    def _guarded(self, A, frontier, degrees) -> bool:
+        """Whether :attr:`small_level_guard` sends this frontier to the queue kernel."""
+        return (degrees is not None and self.small_level_guard
+                and self._small(A, frontier, frontier.nvals(), self.small_frontier))
+
     def _edge_limit(self, A) -> int:
         return min(self.persistent_edge_limit, max(1024, A.nstored // 64))
 
@@ -280,18 +333,19 @@ class BfsSteps:
             return Executor.bfs_level(self, A, AT, frontier, parent, level, k,
                                       PUSH if method in _PUSH_METHODS else PULL, semiring,
                                       degrees)
-        I = A.index_dtype
-        n = A.n
-        if degrees is not None and self.small_level_guard:
+        if self._guarded(A, frontier, degrees):
             # In a direction-optimizing run, a small frontier without hubs is expanded by
             # one level of the queue kernel whatever the direction: every pull or
             # status-scan step costs a pass over all n vertices, this one does not.
-            nq = frontier.nvals()
-            if self._small(A, frontier, nq, self.small_frontier):
-                f, _, nq, fe, vin = self._persistent(A, frontier, nq, parent, level, k,
-                                                     semiring, 0, True)
-                return f, LevelStats(nq, fe, vin)
-        s = self._state(parent, frontier, k, I)
+            f, _, nq, fe, vin = self._persistent(A, frontier, frontier.nvals(), parent, level,
+                                                 k, semiring, 0, True)
+            return f, LevelStats(nq, fe, vin)
+        if method == "pull_hub":
+            f, _, stats = self._pull(A, AT, frontier, parent, level, k, semiring, 0, 1, degrees)
+            return f, stats
+        I = A.index_dtype
+        n = A.n
+        s = self._state(parent, level, frontier, k, I)
         want = np.int32(semiring == "any_secondi")
         pv, pp = parent.values, parent.present
         lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
@@ -301,66 +355,93 @@ class BfsSteps:
         cnt = np.uint64(cnt_at)
         bl = self.block
         visit = (s.st, kk, pv, pp, lv, lp, want)
-        if AT is None and method in ("pull", "pull_hub"):
-            AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
-        if method == "pull_hub":
-            tind = AT.hub_first(A.indptr) if self.hub_first_pull else AT.indices
-            fbits, nbits = s.frontier_bits(k - 1, bl)
-            _module.kernel("pull_hub", I)(
-                (_module.grid_for(n, bl, 4),), (bl,),
-                (AT.indptr, tind, np.int64(n)) + visit +
-                (A.indptr, in_ptr, cnt, s.hc, np.int64(A.hub_deg), fbits, nbits))
-        else:
-            nxt = cp.empty(n, dtype=I)
-            fused = False
-            if method == "pull":
-                _module.kernel("pull_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
-                                                 (AT.indptr, AT.indices, np.int64(n)) + visit)
-            elif method in ("queue", "queue_private", "push_balanced"):
-                q = frontier.queue(I)
-                nq = int(q.size)
-                if nq:
-                    if method == "push_balanced":
-                        fe, _ = self._queue_load(A, frontier)
-                        prefix = cp.empty(nq, dtype=np.int64)
-                        if nq <= _PREFIX_ONE_BLOCK:
-                            _module.kernel("queue_prefix", I)((1,), (1024,),
-                                                              (A.indptr, q, np.int64(nq), prefix))
-                        else:
-                            _module.kernel("queue_degrees", I)(
-                                (_module.grid_for(nq, bl),), (bl,),
-                                (A.indptr, q, np.int64(nq), prefix))
-                            cp.cumsum(prefix, out=prefix)
-                        _module.kernel("push_balanced", I)(
-                            (_module.grid_for(max(fe, 1), bl),), (bl,),
-                            (A.indptr, A.indices, q, prefix, np.int64(nq)) + visit)
+        nxt = cp.empty(n, dtype=I)
+        fused = False
+        if method == "pull":
+            if AT is None:
+                AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
+            _module.kernel("pull_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
+                                             (AT.indptr, AT.indices, np.int64(n)) + visit)
+        elif method in ("queue", "queue_private", "push_balanced"):
+            q = frontier.queue(I)
+            nq = int(q.size)
+            if nq:
+                if method == "push_balanced":
+                    fe, _ = self._queue_load(A, frontier)
+                    prefix = cp.empty(nq, dtype=np.int64)
+                    if nq <= _PREFIX_ONE_BLOCK:
+                        _module.kernel("queue_prefix", I)((1,), (1024,),
+                                                          (A.indptr, q, np.int64(nq), prefix))
                     else:
-                        name = "queue_push" if method == "queue" else "queue_push_private"
-                        _module.kernel(name, I)((_module.grid_for(nq, bl),), (bl,),
-                                                (A.indptr, A.indices, q, np.int64(nq), nxt)
-                                                + visit + (in_ptr, cnt))
-                fused = method != "push_balanced"
-            elif method == "push":
-                _module.kernel("push_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
-                                                 (A.indptr, A.indices, np.int64(n)) + visit)
-            else:  # edge
-                m = A.nstored
-                if m:
-                    _module.kernel("edge_centric", I)((_module.grid_for(m, bl, 16),), (bl,),
-                                                      (A.rows(), A.indices, np.int64(m))
-                                                      + visit)
-            if not fused and n:
-                _module.kernel("compact_status", I)(
-                    (_module.grid_for(n, bl, 8),), (bl,),
-                    (s.st, np.int64(n), kk, nxt, A.indptr, in_ptr, cnt, s.hc,
-                     np.int64(A.hub_deg)))
+                        _module.kernel("queue_degrees", I)(
+                            (_module.grid_for(nq, bl),), (bl,),
+                            (A.indptr, q, np.int64(nq), prefix))
+                        cp.cumsum(prefix, out=prefix)
+                    _module.kernel("push_balanced", I)(
+                        (_module.grid_for(max(fe, 1), bl),), (bl,),
+                        (A.indptr, A.indices, q, prefix, np.int64(nq)) + visit)
+                else:
+                    name = "queue_push" if method == "queue" else "queue_push_private"
+                    _module.kernel(name, I)((_module.grid_for(nq, bl),), (bl,),
+                                            (A.indptr, A.indices, q, np.int64(nq), nxt)
+                                            + visit + (in_ptr, cnt))
+            fused = method != "push_balanced"
+        elif method == "push":
+            _module.kernel("push_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
+                                             (A.indptr, A.indices, np.int64(n)) + visit)
+        else:  # edge
+            m = A.nstored
+            if m:
+                _module.kernel("edge_centric", I)((_module.grid_for(m, bl, 16),), (bl,),
+                                                  (A.rows(), A.indices, np.int64(m)) + visit)
+        if not fused and n:
+            _module.kernel("compact_status", I)(
+                (_module.grid_for(n, bl, 8),), (bl,),
+                (s.st, np.int64(n), kk, nxt, A.indptr, in_ptr, cnt, s.hc,
+                 np.int64(A.hub_deg), s.bits[0]))
+            s.bits_level = [k, None]
         nq, fe, vin, nh = s.read(cnt_at, 4)                   # sync: the one per level
-        if method == "pull_hub":                               # its queue only if asked for
-            nxt = self._level_queue(s, n, k, nq, I)
         f = self._frontier(n, nxt, nq, fe, nh if method in _COUNTS_HUBS else None, pv)
         self._finish(s, parent, level, f, k)
         stats = LevelStats(nq, fe, vin) if degrees is not None else LevelStats(nq, 0, 0)
         return f, stats
+
+    # ------------------------------------------------------------------ pull levels
+    def bfs_pull_levels(self, A, AT, frontier, parent, level, k, semiring, min_nq,
+                        degrees=None):
+        if not _fusable(semiring, parent, level) or self._guarded(A, frontier, degrees):
+            return Executor.bfs_pull_levels(self, A, AT, frontier, parent, level, k, semiring,
+                                            min_nq, degrees)
+        return self._pull(A, AT, frontier, parent, level, k, semiring, math.ceil(min_nq),
+                          _NO_LIMIT, degrees)
+
+    def _pull(self, A, AT, frontier, parent, level, k, semiring, min_nq, max_levels,
+              degrees):
+        """Pull levels k, k+1, ... (at most max_levels) in one launch of pull_hub (bfs.cu);
+        returns (frontier, last level run, stats)."""
+        I, n, bl = A.index_dtype, A.n, self.block
+        s = self._state(parent, level, frontier, k, I)
+        if AT is None:
+            AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
+        tind = AT.hub_first(A.indptr) if self.hub_first_pull else AT.indices
+        fbits, nbits = s.frontier_bits(k - 1, bl)
+        ctl = s.control()
+        lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
+        in_ptr = self._in_ptr(A) if degrees is not None else _NULL
+        _module.launch_resident(
+            _module.kernel("pull_hub", I), -(-n // bl), bl,
+            (AT.indptr, tind, np.int64(n), s.st, np.int32(k), parent.values, parent.present,
+             lv, lp, np.int32(semiring == "any_secondi"), A.indptr, in_ptr, np.uint64(ctl),
+             s.hc, np.int64(A.hub_deg), fbits, nbits, np.int32(self.pull_serial),
+             np.int64(frontier.nvals()), np.int64(min_nq), np.int32(max_levels),
+             self._barrier()))
+        vin, last_k, nq, fe, nh = s.read(ctl + 8 * 9, 5)      # sync: once per launch
+        s.pulled(k, last_k)
+        f = self._frontier(n, self._level_queue(s, n, last_k, nq, I), nq, fe, nh,
+                           parent.values)
+        self._finish(s, parent, level, f, last_k)
+        stats = LevelStats(nq, fe, vin) if degrees is not None else LevelStats(nq, 0, 0)
+        return f, last_k, stats
 
     # ------------------------------------------------------------------ many small levels
     def bfs_push_levels(self, A, frontier, parent, level, k, semiring, limit, degrees=None):
@@ -392,10 +473,14 @@ class BfsSteps:
         return cur, last_k, stats
 
     def _persistent(self, A, cur, nq, parent, level, k, semiring, limit, in_degrees):
-        """Levels k, k+1, ... in one launch of push_persistent (see bfs.cu)."""
+        """Levels k, k+1, ... in one launch of push_persistent (see bfs.cu), from the
+        frontier's queue or, for a pull step's frontier, its bitmap."""
         I, n = A.index_dtype, A.n
-        s = self._state(parent, cur, k, I)
-        q = cur.queue(I)
+        s = self._state(parent, level, cur, k, I)
+        if cur._queue is None and k - 1 in s.bits_level:   # a pull step's frontier: the
+            q, in_bits = _NULL, s.bits[s.bits_level.index(k - 1)]   # kernel reads its bitmap
+        else:
+            q, in_bits = cur.queue(I), _NULL
         queues = cp.empty(2 * n, dtype=I)             # the two queues the levels alternate
         qb = np.uint64(queues.data.ptr + n * queues.itemsize)
         ctl = s.control()
@@ -404,14 +489,16 @@ class BfsSteps:
         lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
         in_ptr = self._in_ptr(A) if in_degrees else _NULL
         blocks = self.persistent_blocks or max(1, _module.sm_count() // 2)
-        _module.kernel("push_persistent", I)(
-            (blocks,), (self.block,),
+        _module.launch_resident(
+            _module.kernel("push_persistent", I), blocks, self.block,
             (A.indptr, A.indices, in_ptr, q, queues, qb, np.int64(nq), np.uint64(max_deg),
              np.int32(k), np.int64(limit), np.int64(self._edge_limit(A)), s.st,
              parent.values, parent.present, lv, lp, np.int32(semiring == "any_secondi"),
-             np.uint64(ctl), self._barrier(), s.hc, np.int64(A.hub_deg)))
+             np.uint64(ctl), self._barrier(), s.hc, np.int64(A.hub_deg), in_bits, s.bits[0],
+             np.int64(s.words)))
         c = s.read(ctl, _CTL)                                 # sync: once per launch
         last_k, nq, fe = c[7], c[8], c[9]
+        s.bits_level = [last_k, None] if nq else [None, None]   # the kernel's last bitmap
         f = self._frontier(n, queues[n:] if c[10] else queues, nq, fe, c[14], parent.values)
         self._finish(s, parent, level, f, last_k)
         return f, last_k, nq, fe, c[6]

@@ -141,6 +141,7 @@ class GpuExecutor(BfsSteps, Executor):
 
         v = GpuVector(size, lazy=build, nvals=1)
         v._host_queue = np.array([index], dtype=np.int64)
+        v._one = index, value, dtype
         return v
 
     def full(self, size, value) -> GpuVector:
@@ -164,12 +165,19 @@ class GpuExecutor(BfsSteps, Executor):
         idx = cp.flatnonzero(u.present)            # sync (output size)
         return idx.astype(np.int64, copy=False), u.values[idx]
 
-    def to_dense(self, u, fill):
+    def to_dense(self, u, fill, *, consume=False):
         values, present = u.values, u.present
-        out = cp.empty(u.size, dtype=values.dtype)   # like the cpu: fill cast to u's type
+        fill = values.dtype.type(fill)               # like the cpu: fill cast to u's type
+        if consume:                                  # in place, u given up
+            done = u.absent is not None and values.dtype.type(u.absent) == fill
+            out = u.release()[0]
+            if done:
+                return out
+        else:
+            out = cp.empty(u.size, dtype=values.dtype)
         _module.kernel("dense_fill", values.dtype)(
             (_module.grid_for(u.size, 512, 8),), (512,),
-            (values, present, values.dtype.type(fill), out, np.int64(u.size)))
+            (values, present, fill, out, np.int64(u.size)))
         return out
 
     # ---------------------------------------------------------------- algebra

@@ -2,9 +2,12 @@
 
 A :class:`GpuVector` of ``size`` indices is stored *dense*: ``values`` (a CuPy int64 or
 float64 array of length ``size``) and ``present`` (a CuPy bool array, the presence
-bitmap). Values at absent indices are unspecified and never read. Every step of the
-vocabulary is then an element-wise kernel over two arrays, masks are a byte test, and a
-BFS kernel marks a vertex visited with two stores.
+bitmap). Values at absent indices are unspecified and never read, except that a vector may
+know one value that all of them hold (``absent``, set when a BFS first writes the vector);
+in-place steps keep it, since they write only where they make an entry present, and
+``to_dense`` with that fill then hands the values over as they are. Every step of the
+vocabulary is an element-wise kernel over two arrays, masks are a byte test, and a BFS
+kernel marks a vertex visited with two stores.
 
 Kernels that want the *sparse* form (an index queue) get it by stream compaction of the
 bitmap (:meth:`GpuVector.queue`); a vector made from a queue (a BFS frontier) keeps the
@@ -23,11 +26,17 @@ import cupy as cp
 import numpy as np
 
 
+def _released():
+    raise RuntimeError("this vector's storage was handed over (to_dense(consume=True)); "
+                       "it can no longer be used")
+
+
 class GpuVector:
     """Dense values + presence bitmap on the device (see the module docstring)."""
 
     __slots__ = ("size", "_values", "_present", "_lazy", "_nvals", "_queue", "_queue_build",
-                 "_qedges", "_nhubs", "version", "bfs_state", "_host_queue", "__weakref__")
+                 "_qedges", "_nhubs", "version", "bfs_state", "_host_queue", "_one",
+                 "absent", "__weakref__")
 
     def __init__(self, size: int, values=None, present=None, *, nvals: int | None = None,
                  lazy: Callable[[], tuple] | None = None, queue=None):
@@ -43,12 +52,14 @@ class GpuVector:
         self.version = 0
         self.bfs_state = None        # status array etc. of a BFS using this as visited set
         self._host_queue = None      # host copy of a short index list, when known
+        self._one = None             # (index, value, dtype) of a one-entry vector
+        self.absent = None           # the value every absent index holds, when known
 
     # ------------------------------------------------------------------ storage
     def _materialize(self) -> None:
         if self._lazy is not None:
-            lazy, self._lazy = self._lazy, None
-            self._values, self._present = lazy()
+            self._values, self._present = self._lazy()
+            self._lazy = None
 
     @property
     def values(self) -> cp.ndarray:
@@ -64,6 +75,8 @@ class GpuVector:
 
     @property
     def dtype(self) -> np.dtype:
+        if self._one is not None and self._lazy is not None:
+            return self._one[2]
         self._materialize()
         return self._values.dtype
 
@@ -76,6 +89,29 @@ class GpuVector:
         self._qedges = None
         self._nhubs = None
         self._host_queue = None
+
+    def adopt_one(self, absent):
+        """For a one-entry vector not built yet (``GpuExecutor.vector`` of one host index):
+        give it uninitialized storage and return ``(index, value, values, present)``, which
+        the caller must fill (``present`` true only at ``index``, ``values[index] = value``
+        and ``absent`` elsewhere). None for any other vector."""
+        if self._one is None or self._lazy is None:
+            return None
+        index, value, dtype = self._one
+        self._values = cp.empty(self.size, dtype=dtype)
+        self._present = cp.empty(self.size, dtype=bool)
+        self._lazy = None
+        self.absent = absent
+        return index, value, self._values, self._present
+
+    def release(self) -> tuple[cp.ndarray, cp.ndarray]:
+        """(values, present), handed over: the vector may not be used afterwards."""
+        self._materialize()
+        out = self._values, self._present
+        self._values = self._present = self._queue = self._queue_build = None
+        self._nvals = self._host_queue = self.bfs_state = self._one = self.absent = None
+        self._lazy = _released
+        return out
 
     def nvals(self) -> int:
         """Present entries; a device-to-host sync unless already known."""

@@ -88,7 +88,7 @@ class CpuExecutor(Executor):
         idx, vals = u.to_coo()
         return idx.astype(np.int64), vals
 
-    def to_dense(self, u, fill):
+    def to_dense(self, u, fill, *, consume=False):
         idx, vals = u.to_coo()
         out = np.full(u.size, fill, dtype=vals.dtype)
         out[idx] = vals

@@ -7,9 +7,10 @@ opaque *vectors* (sparse: a set of present indices, each with a value) and on ad
 entry of the mask is "true" when present, whatever its value. ``docs/executor.md`` holds
 the table of steps with their cpu and gpu implementations.
 
-Group steps (:meth:`Executor.bfs_level`, :meth:`Executor.bfs_push_levels`) are defined
-here by their primitive steps; an executor may replace one with a fused kernel, provided
-the result is the same. The algorithm text never changes.
+Group steps (:meth:`Executor.bfs_level`, :meth:`Executor.bfs_push_levels`,
+:meth:`Executor.bfs_pull_levels`) are defined here by their primitive steps; an executor may
+replace one with a fused kernel, provided the result is the same. The algorithm text never
+changes.
 """
 
 from __future__ import annotations
@@ -122,8 +123,12 @@ class Executor(ABC):
         """Executor arrays ``(indices, values)`` of the present entries, indices ascending."""
 
     @abstractmethod
-    def to_dense(self, u, fill) -> Any:
-        """A dense executor array of ``u``'s values with ``fill`` where absent."""
+    def to_dense(self, u, fill, *, consume: bool = False) -> Any:
+        """A dense executor array of ``u``'s values with ``fill`` where absent.
+
+        With ``consume=True`` the caller gives ``u`` up: the executor may hand back ``u``'s
+        own storage, and ``u`` must not be used again.
+        """
 
     # ---------------------------------------------------------------- algebra
     @abstractmethod
@@ -221,6 +226,24 @@ class Executor(ABC):
             nq = stats.nq
         new = self.mask(parent, start, complement=True) if degrees is not None else frontier
         return frontier, k, self._level_stats(frontier, new, degrees)
+
+    def bfs_pull_levels(self, A, AT, frontier, parent, level, k: int, semiring: str,
+                        min_nq: float, degrees=None) -> tuple[Any, int, LevelStats]:
+        """Run pull levels ``k, k+1, ...`` (the ``auto_methods`` pull) until the frontier is
+        empty, or is no larger than the one before it and holds fewer than ``min_nq``
+        vertices; return ``(frontier, last level run, stats)``.
+
+        ``stats.visited_in_edges`` sums over every vertex these levels visited. An
+        executor may run the levels inside one kernel launch.
+        """
+        nq, vin = self.nvals(frontier), 0
+        while True:
+            frontier, stats = self.bfs_level(A, AT, frontier, parent, level, k,
+                                             self.auto_methods[PULL], semiring, degrees)
+            vin += stats.visited_in_edges
+            if stats.nq == 0 or (stats.nq <= nq and stats.nq < min_nq):
+                return frontier, k, stats._replace(visited_in_edges=vin)
+            nq, k = stats.nq, k + 1
 
     def _level_stats(self, frontier, new, degrees) -> LevelStats:
         nq = self.nvals(frontier)

@@ -193,6 +193,49 @@ def test_hub_source_and_star(directed):
             cpu = check(G, s, method, cpu=cpu)
 
 
+@pytest.mark.parametrize("directed", [True, False])
+def test_pull_levels_and_push_from_a_pull_bitmap(directed):
+    """The fused pull levels (one launch) against the same group step as a loop of single
+    levels on both executors: same last level, stats and levels. Then the persistent push
+    kernel starts from the pull's bitmap (no queue) and the BFS ends as on the cpu."""
+    from lagraph_py.algorithms.bfs import BETA
+    from lagraph_py.executor import PUSH, Executor
+    from lagraph_py.generate import kronecker
+    G = kronecker(12, seed=3, directed=directed)
+    s = int(np.argmax(G.out_degree()))
+    sr = "any_secondi"
+    expected = bfs(G, s, backend="cpu").level
+    runs = {}
+    old = GPU.small_level_guard
+    GPU.small_level_guard = False                     # the fused pull, not the queue kernel
+    try:
+        for name, ex, pull in (("cpu", get_executor("cpu"), None), ("loop", GPU, Executor),
+                               ("fused", GPU, None)):
+            A, AT = ex.matrix(G), ex.matrix(G, transpose=True)
+            degrees = (ex.degree(G), ex.degree(G, incoming=True))
+            frontier, visited, level = (ex.vector(G.n, [s], [v]) for v in (s, s, 0))
+            frontier, _ = ex.bfs_level(A, AT, frontier, visited, level, 1,
+                                       ex.auto_methods[PUSH], sr, degrees)
+            step = (pull or type(ex)).bfs_pull_levels
+            frontier, k, stats = step(ex, A, AT, frontier, visited, level, 2, sr, G.n / BETA,
+                                      degrees)
+            runs[name] = k, stats, asnumpy(ex.to_dense(ex.dup(level), -1))
+            if name == "fused":
+                assert frontier._queue is None and stats.nq > 0    # a bitmap, no queue yet
+            while stats.nq:
+                frontier, k, stats = ex.bfs_push_levels(A, frontier, visited, level, k + 1, sr,
+                                                        G.n, degrees)
+            np.testing.assert_array_equal(asnumpy(ex.to_dense(level, -1)), expected)
+            validate.bfs(G, s, BFSResult(s, None, asnumpy(ex.to_dense(visited, -1))))
+    finally:
+        GPU.small_level_guard = old
+    k, stats, level = runs["cpu"]
+    assert k > 2                                      # several pull levels ran
+    for name in ("loop", "fused"):
+        assert runs[name][:2] == (k, stats), name
+        np.testing.assert_array_equal(runs[name][2], level, err_msg=name)
+
+
 def test_unknown_method_is_refused():
     G = Graph.from_edges([0], [1])
     with pytest.raises(ValueError):

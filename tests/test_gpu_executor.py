@@ -107,6 +107,25 @@ def test_dup_is_independent():
     np.testing.assert_array_equal(host(GPU.to_dense(g, -1)), [-1, 3, 4, -1, -1])
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", ["int", "float"])
+def test_to_dense_consume(seed, kind):
+    """Handing a vector over gives the same array as a copy; the vector is then unusable."""
+    rng = np.random.default_rng(seed)
+    c, g = pair(rng, 50, kind)
+    kept = GPU.dup(g)
+    expected = CPU.to_dense(c, -1)
+    got = host(GPU.to_dense(g, -1, consume=True))
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(host(GPU.to_dense(kept, -1)), expected)
+    np.testing.assert_array_equal(CPU.to_dense(c, -1, consume=True), expected)
+    with pytest.raises(RuntimeError, match="handed over"):
+        GPU.nvals(g)
+    with pytest.raises(RuntimeError, match="handed over"):
+        GPU.to_dense(g, -1)
+
+
 # ---------------------------------------------------------------------- element-wise
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("op", BINARY_OPS)

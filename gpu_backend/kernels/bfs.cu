@@ -129,17 +129,20 @@ __device__ __forceinline__ void block_append(bool flag, long long v, I* queue,
 
 // ---------------------------------------------------------------------------------------
 // Frontier queue from the status array (Enterprise): vertices with st[v] == k, no
-// duplicates, no per-vertex atomics. Also the level's stats and the hub cache.
+// duplicates, no per-vertex atomics. Also the level's stats, the hub cache and, unless
+// bits is null, the frontier's bitmap (one ballot per word).
 template <typename I>
 __global__ void compact_status(const int* __restrict__ st, long long n, int k, I* queue,
                                const I* __restrict__ out_ptr, const I* __restrict__ in_ptr,
                                unsigned long long* cnt, unsigned long long* hc,
-                               long long hub_deg) {
+                               long long hub_deg, unsigned* bits) {
     unsigned long long dout = 0, din = 0, hubs = 0;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
          base += (long long)gridDim.x * blockDim.x) {
         long long v = base + threadIdx.x;
         bool flag = v < n && st[v] == k;
+        const unsigned word = __ballot_sync(0xffffffffu, flag);
+        if (bits && (threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
         if (flag) {
             count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din, hubs);
         }
@@ -312,94 +315,8 @@ __global__ void push_balanced(const I* __restrict__ indptr, const I* __restrict_
     }
 }
 
-// Production pull ("pull_hub"): one thread per unvisited vertex scans its in-neighbours and
-// stops at the first parent in the frontier. The frontier's hubs, cached by the previous
-// step in hc[], are loaded into shared memory first, so most hits cost no global read;
-// other in-neighbours are looked up in the frontier's bitmap (fbits: n bits, small enough
-// to stay in cache, unlike the status array). Found vertices are or-ed into the next
-// frontier's bitmap (nbits, zeroed by the caller) and counted into cnt[0..3]; no thread
-// waits for another until the final block reduction, so one long scan holds up only its
-// own warp. The next frontier's queue is made from the status array only if a later step
-// asks for it (compact_status).
-template <typename I>
-__global__ void pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, long long n,
-                         int* st, int k, long long* pv, unsigned char* pp, long long* lv,
-                         unsigned char* lp, int want_parent, const I* __restrict__ out_ptr,
-                         const I* __restrict__ in_ptr, unsigned long long* cnt,
-                         unsigned long long* hc, long long hub_deg,
-                         const unsigned* __restrict__ fbits, unsigned* nbits) {
-    __shared__ unsigned long long cache[HC];
-    for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
-    __syncthreads();
-    const unsigned long long want = (unsigned long long)(k - 1) << 32;
-    unsigned long long found = 0, dout = 0, din = 0, hubs = 0;
-    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
-         v += (long long)gridDim.x * blockDim.x) {
-        if (st[v] != UNV) continue;
-        for (long long p = tptr[v]; p < (long long)tptr[v + 1]; ++p) {
-            long long u = tind[p];
-            if (cache[u & (HC - 1)] == (want | (unsigned long long)u) ||
-                (fbits[u >> 5] >> (u & 31)) & 1u) {
-                st[v] = k;
-                visit(v, u, k, pv, pp, lv, lp, want_parent);
-                atomicOr(&nbits[v >> 5], 1u << (v & 31));
-                ++found;
-                count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din, hubs);
-                break;
-            }
-        }
-    }
-    block_add_to(found, dout, din, hubs, cnt, cnt + 1, cnt + 2, cnt + 3);
-}
-
-// Frontier bitmap of the vertices with status `val` (for a pull after a push step): one
-// word per warp from a ballot, no atomics.
-extern "C" __global__ void status_bits(const int* __restrict__ st, long long n, int val,
-                                       unsigned* bits) {
-    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
-         base += (long long)gridDim.x * blockDim.x) {
-        long long v = base + threadIdx.x;                  // lanes hold one aligned word
-        unsigned word = __ballot_sync(0xffffffffu, v < n && st[v] == val);
-        if ((threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
-    }
-}
-
-// Queue of the set bits of a frontier bitmap (left by pull_hub): a thread per word, a block
-// scan of the popcounts, one atomicAdd per block.
-template <typename I>
-__global__ void bits_queue(const unsigned* __restrict__ bits, long long words, I* queue,
-                           unsigned long long* counter) {
-    __shared__ unsigned long long base;
-    for (long long b = (long long)blockIdx.x * blockDim.x; b < words;
-         b += (long long)gridDim.x * blockDim.x) {
-        long long w = b + threadIdx.x;
-        unsigned word = w < words ? bits[w] : 0u;
-        int total;
-        int off = block_excl_scan(__popc(word), &total);
-        if (total == 0) continue;                     // uniform across the block
-        if (threadIdx.x == 0) base = atomicAdd(counter, (unsigned long long)total);
-        __syncthreads();
-        for (; word; word &= word - 1) queue[base + off++] = (I)((w << 5) + __ffs(word) - 1);
-        __syncthreads();
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Persistent multi-level push for small frontiers: one launch runs levels k, k+1, ... with
-// a software grid barrier between levels (gridDim.x must not exceed the blocks that fit on
-// the device at once; gridDim.x == 1 is PMPP's single-block kernel). A group of g threads
-// expands each frontier vertex (virtual warps): g is the power of two covering the
-// frontier's largest out-degree, at most 32, widened while that leaves threads idle, so a
-// one-vertex frontier is spread over the whole grid and a grid graph uses 4 threads a
-// vertex. atomicCAS claims; the next queue is appended with one atomicAdd per group of
-// claiming lanes. The loop stops when the next frontier is empty, has more than `limit`
-// vertices or more than `edge_limit` out-edges; every block reads the same counters after
-// the barrier, so all leave together.
-// ctl: [0..2] queue counts (rotating), [3..5] out-edge sums (rotating), [6] in-edge sum of
-// all vertices visited, [7] last level run, [8] its frontier size, [9] its out-edges,
-// [10] which buffer holds it (0: qa, 1: qb), [11..13] hub counts (rotating), [14] hubs in
-// the last frontier, [15..17] largest out-degree (rotating). bar: [0] arrivals,
-// [1] generation.
+// Software grid barrier of the multi-level kernels (the launch must keep every block
+// resident): bar[0] counts arrivals, bar[1] is the generation the last arrival bumps.
 __device__ __forceinline__ void grid_sync(unsigned int* bar, unsigned int& gen) {
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -418,6 +335,166 @@ __device__ __forceinline__ void grid_sync(unsigned int* bar, unsigned int& gen) 
     __syncthreads();
 }
 
+// Frontier test of pull_hub: the shared-memory hub cache (entries tagged with the level),
+// then the frontier's n-bit bitmap, which is small enough to stay in cache.
+__device__ __forceinline__ bool in_frontier(long long u, const unsigned long long* cache,
+                                            unsigned long long tag, const unsigned* fbits) {
+    return cache[u & (HC - 1)] == (tag | (unsigned long long)u) ||
+           ((fbits[u >> 5] >> (u & 31)) & 1u);
+}
+
+// Production pull ("pull_hub"), levels k, k+1, ... in one launch. Each warp owns 32
+// consecutive vertices, one bitmap word. An unvisited vertex scans its in-neighbours (in
+// decreasing out-degree, DeviceMatrix.hub_first) for one in the frontier: the first
+// `serial` alone, then, if its list is longer, the whole warp takes 32 of them at a time,
+// so one long list does not leave 31 lanes idle. The frontier's hubs, cached in hc[] by the
+// step that found them, are loaded into shared memory first. The warp's hits become its
+// word of the next frontier bitmap with one ballot and one store (no atomics, no zeroing);
+// bits0 holds the frontier of level k-1, levels alternate between bits0 and bits1.
+// After each level a grid barrier (a cooperative launch: all blocks resident) lets every
+// block read the level's frontier size; the loop goes on while the frontier is non-empty,
+// fewer than max_levels ran and it grew or holds at least min_nq vertices (the direction
+// rule's pull condition; see lagraph_py/algorithms/bfs.py).
+// ctl: [0..2] frontier sizes, [3..5] their out-edges, [6..8] their hubs (rotating by
+// level), [9] in-edges of all vertices visited, [10] last level run, [11..13] its size,
+// out-edges and hubs. bar: see grid_sync.
+template <typename I>
+__global__ void __launch_bounds__(512, 4)
+pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, long long n, int* st, int k,
+         long long* pv, unsigned char* pp, long long* lv, unsigned char* lp, int want_parent,
+         const I* __restrict__ out_ptr, const I* __restrict__ in_ptr, unsigned long long* ctl,
+         unsigned long long* hc, long long hub_deg, unsigned* bits0, unsigned* bits1,
+         int serial, long long prev_nq, long long min_nq, int max_levels, unsigned int* bar) {
+    __shared__ unsigned long long cache[HC];
+    const unsigned full = 0xffffffffu;
+    unsigned int gen = 0;
+    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
+    const int lane = threadIdx.x & 31;
+    const long long words = (n + 31) >> 5;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (int l = k, r = 0;; ++l, r = (r + 1) % 3) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) {      // slot of level l+1, last read at l-2
+            int z = (r + 1) % 3;
+            ctl[z] = 0; ctl[3 + z] = 0; ctl[6 + z] = 0;
+        }
+        const unsigned* fbits = (l - k) & 1 ? bits1 : bits0;
+        unsigned* nbits = (l - k) & 1 ? bits0 : bits1;
+        for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
+        __syncthreads();
+        const unsigned long long tag = (unsigned long long)(l - 1) << 32;
+        unsigned long long found = 0, dout = 0, din = 0, hubs = 0;
+        for (long long w = warp; w < words; w += nwarps) {
+            const long long v = (w << 5) + lane;
+            long long p = 0, end = 0, u = 0;
+            bool hit = false;
+            if (v < n && st[v] == UNV) {
+                p = tptr[v];
+                end = tptr[v + 1];
+                for (int t = 0; t < serial && p < end; ++t, ++p) {
+                    u = tind[p];
+                    if (in_frontier(u, cache, tag, fbits)) { hit = true; break; }
+                }
+            }
+            for (unsigned todo = __ballot_sync(full, !hit && p < end); todo; todo &= todo - 1) {
+                const int src = __ffs(todo) - 1;
+                const long long e = __shfl_sync(full, end, src);
+                for (long long q = __shfl_sync(full, p, src); q < e; q += 32) {
+                    const long long x = q + lane < e ? (long long)tind[q + lane] : -1;
+                    const unsigned hits = __ballot_sync(full, x >= 0 &&
+                                                        in_frontier(x, cache, tag, fbits));
+                    if (hits) {
+                        const long long first = __shfl_sync(full, x, __ffs(hits) - 1);
+                        if (lane == src) { u = first; hit = true; }
+                        break;
+                    }
+                }
+            }
+            const unsigned word = __ballot_sync(full, hit);
+            if (lane == 0) nbits[w] = word;
+            if (hit) {
+                st[v] = l;
+                visit(v, u, l, pv, pp, lv, lp, want_parent);
+                ++found;
+                count_visit(v, l, out_ptr, in_ptr, hub_deg, hc, dout, din, hubs);
+            }
+        }
+        block_add_to(found, dout, din, hubs, &ctl[r], &ctl[3 + r], &ctl[9], &ctl[6 + r]);
+        grid_sync(bar, gen);
+        const long long nq = (long long)*(volatile unsigned long long*)&ctl[r];
+        if (nq == 0 || l - k + 1 >= max_levels || (nq <= prev_nq && nq < min_nq)) {
+            if (blockIdx.x == 0 && threadIdx.x == 0) {
+                ctl[10] = l; ctl[11] = nq; ctl[12] = ctl[3 + r]; ctl[13] = ctl[6 + r];
+            }
+            return;
+        }
+        prev_nq = nq;
+    }
+}
+
+// Frontier bitmap of the vertices with status `val` (for a pull after a push step): one
+// word per warp from a ballot, no atomics.
+extern "C" __global__ void status_bits(const int* __restrict__ st, long long n, int val,
+                                       unsigned* bits) {
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
+         base += (long long)gridDim.x * blockDim.x) {
+        long long v = base + threadIdx.x;                  // lanes hold one aligned word
+        unsigned word = __ballot_sync(0xffffffffu, v < n && st[v] == val);
+        if ((threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
+    }
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Append the set bits of a bitmap (vertex ids) to queue, a thread per word: one atomicAdd
+// on counter (zeroed by the caller) per warp.
+template <typename I>
+__device__ __forceinline__ void bits_to_queue(const unsigned* bits, long long words, I* queue,
+                                              unsigned long long* counter, long long tid,
+                                              long long nthreads) {
+    const int lane = threadIdx.x & 31;
+    for (long long b = tid - lane; b < words; b += nthreads) {   // warps stay converged
+        const long long w = b + lane;
+        unsigned word = w < words ? bits[w] : 0u;
+        const unsigned c = __popc(word);
+        unsigned upto = c;                                        // inclusive warp scan
+        for (int o = 1; o < 32; o <<= 1) {
+            unsigned y = __shfl_up_sync(0xffffffffu, upto, o);
+            if (lane >= o) upto += y;
+        }
+        unsigned long long base = 0;
+        if (lane == 31 && upto) base = atomicAdd(counter, (unsigned long long)upto);
+        base = __shfl_sync(0xffffffffu, base, 31) + upto - c;
+        for (; word; word &= word - 1) queue[base++] = (I)((w << 5) + __ffs(word) - 1);
+    }
+}
+
+// Queue of the set bits of a frontier bitmap (left by pull_hub), when a step asks for it.
+template <typename I>
+__global__ void bits_queue(const unsigned* __restrict__ bits, long long words, I* queue,
+                           unsigned long long* counter) {
+    bits_to_queue(bits, words, queue, counter,
+                  (long long)blockIdx.x * blockDim.x + threadIdx.x,
+                  (long long)gridDim.x * blockDim.x);
+}
+
+// Persistent multi-level push for small frontiers: one launch runs levels k, k+1, ... with
+// a software grid barrier between levels (gridDim.x must not exceed the blocks that fit on
+// the device at once; gridDim.x == 1 is PMPP's single-block kernel). A group of g threads
+// expands each frontier vertex (virtual warps): g is the power of two covering the
+// frontier's largest out-degree, at most 32, widened while that leaves threads idle, so a
+// one-vertex frontier is spread over the whole grid and a grid graph uses 4 threads a
+// vertex. atomicCAS claims; the next queue is appended with one atomicAdd per group of
+// claiming lanes. The loop stops when the next frontier is empty, has more than `limit`
+// vertices or more than `edge_limit` out-edges; every block reads the same counters after
+// the barrier, so all leave together.
+// ctl: [0..2] queue counts (rotating), [3..5] out-edge sums (rotating), [6] in-edge sum of
+// all vertices visited, [7] last level run, [8] its frontier size, [9] its out-edges,
+// [10] which buffer holds it (0: qa, 1: qb), [11..13] hub counts (rotating), [14] hubs in
+// the last frontier, [15..17] largest out-degree (rotating), [18] the length of the queue
+// made from in_bits. bar: see grid_sync.
+// Without a queue (q0 null) the first frontier is read from its bitmap in_bits; unless
+// out_bits is null, a non-empty last frontier is also left there as a bitmap.
 __device__ __forceinline__ long long group_size(unsigned long long max_deg, long long nq,
                                                 long long nthreads) {
     long long g = 1;
@@ -433,7 +510,8 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
                                 long long edge_limit, int* st, long long* pv, unsigned char* pp,
                                 long long* lv, unsigned char* lp, int want_parent,
                                 unsigned long long* ctl, unsigned int* bar,
-                                unsigned long long* hc, long long hub_deg) {
+                                unsigned long long* hc, long long hub_deg,
+                                const unsigned* in_bits, unsigned* out_bits, long long words) {
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const int lane = threadIdx.x & 31;
@@ -442,6 +520,12 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const I* cur = q0;                     // the caller's queue is only read
     I* nxt = qa;
+    if (in_bits) {                         // no queue: the frontier's bitmap, into qa first
+        bits_to_queue(in_bits, words, qa, &ctl[18], tid, nthreads);
+        grid_sync(bar, gen);
+        cur = qa;
+        nxt = qb;
+    }
     int r = 0;
     while (true) {
         unsigned long long* cq = &ctl[r];
@@ -492,6 +576,14 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
             if (blockIdx.x == 0 && threadIdx.x == 0) {
                 ctl[7] = k; ctl[8] = nn; ctl[9] = fe; ctl[10] = (nxt == qb); ctl[14] = nh;
             }
+            if (out_bits && nn) {          // the last frontier's bitmap, for a pull step
+                for (long long w = tid; w < words; w += nthreads) out_bits[w] = 0u;
+                grid_sync(bar, gen);
+                for (long long i = tid; i < (long long)nn; i += nthreads) {
+                    long long v = __ldcg(&nxt[i]);
+                    atomicOr(&out_bits[v >> 5], 1u << (v & 31));
+                }
+            }
             return;
         }
         cur = nxt;
@@ -503,17 +595,26 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
 // Status array of a BFS from the visited bitmap: OLD where visited, UNV elsewhere, and
 // `val` at vertex `one` (the source) when one >= 0, which is also written to the one-entry
 // queue q1. Also empties the hub cache and zeroes the ncnt level counters.
+// A one-entry parent (or level) vector not yet built is built here as well: pp (lp) gets
+// presence only at p1 (l1), pv (lv) the value pval (lval) there and `absent` elsewhere; the
+// visited bitmap is then that one entry (pres is null). Null pp / lp: nothing to build.
 template <typename I>
 __global__ void init_status(const unsigned char* __restrict__ pres, long long n, int* st,
                             long long one, int val, I* q1, unsigned long long* hc,
-                            unsigned long long* cnt, int ncnt) {
+                            unsigned long long* cnt, int ncnt, long long p1, long long* pv,
+                            unsigned char* pp, long long pval, long long l1, long long* lv,
+                            unsigned char* lp, long long lval, long long absent) {
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
     if (tid == 0 && one >= 0) q1[0] = (I)one;
     for (long long i = tid; i < HC; i += stride) hc[i] = ~0ull;
     for (long long i = tid; i < ncnt; i += stride) cnt[i] = 0;
-    for (long long v = tid; v < n; v += stride)
-        st[v] = v == one ? val : (pres[v] ? -2 : UNV);
+    for (long long v = tid; v < n; v += stride) {
+        const bool seen = pres ? pres[v] != 0 : v == p1;
+        st[v] = v == one ? val : (seen ? -2 : UNV);
+        if (pp) { pp[v] = v == p1; pv[v] = v == p1 ? pval : absent; }
+        if (lp) { lp[v] = v == l1; lv[v] = v == l1 ? lval : absent; }
+    }
 }
 
 template <typename I>

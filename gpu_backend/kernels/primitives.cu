@@ -124,11 +124,14 @@ __global__ void set_one(long long i, T v, T* out, unsigned char* pres, long long
     }
 }
 
-// Dense copy of a vector: its value where present, `fill` elsewhere (to_dense).
+// Dense copy of a vector: its value where present, `fill` elsewhere (to_dense). In place
+// (out == values) only the absent entries are written.
 template <typename T>
-__global__ void dense_fill(const T* __restrict__ values, const unsigned char* __restrict__ pres,
-                           T fill, T* out, long long n) {
+__global__ void dense_fill(const T* values, const unsigned char* __restrict__ pres, T fill,
+                           T* out, long long n) {
     for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n;
-         j += (long long)gridDim.x * blockDim.x)
-        out[j] = pres[j] ? values[j] : fill;
+         j += (long long)gridDim.x * blockDim.x) {
+        if (!pres[j]) out[j] = fill;
+        else if (out != values) out[j] = values[j];
+    }
 }

@@ -11,7 +11,8 @@ Direction rule for ``method="auto"`` (Beamer, Asanović and Patterson, SC 2012):
   a pull step would do at most). Requiring growth (as LAGraph does) keeps the tail of a
   search in push: there ``m_u`` collapses, since what stays unvisited is mostly isolated,
   and the edge test alone would pull for frontiers of a few vertices;
-- pull -> push when the frontier is shrinking and holds fewer than ``n / BETA`` vertices.
+- pull -> push when the frontier is shrinking and holds fewer than ``n / BETA`` vertices
+  (the stopping condition of :meth:`Executor.bfs_pull_levels`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..executor import PULL, PUSH, get_executor
 from ..results import BFSResult
 
 #: Switch to pull when frontier out-edges exceed unexplored in-edges / ALPHA.
-ALPHA = 14
+ALPHA = 20
 #: Switch back to push when the frontier holds fewer than n / BETA vertices.
 BETA = 24
 
@@ -86,16 +87,18 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
             nq = stats.nq
     return BFSResult(
         source=s,
-        level=ex.to_dense(level, -1) if levels else None,
-        parent=ex.to_dense(visited, -1) if parents else None,
+        level=ex.to_dense(level, -1, consume=True) if levels else None,
+        parent=ex.to_dense(visited, -1, consume=True) if parents else None,
     )
 
 
 def _direction_optimizing(ex, G, s, A, AT, frontier, visited, level, semiring) -> None:
     """Run levels until the frontier is empty, choosing push or pull by the rule above.
 
-    While pushing a frontier of at most ``ex.small_frontier`` vertices, the executor may
-    run several consecutive levels in one step (:meth:`Executor.bfs_push_levels`).
+    Pull levels run as one group step (:meth:`Executor.bfs_pull_levels`), which stops where
+    the rule switches back to push. While pushing a frontier of at most
+    ``ex.small_frontier`` vertices, the executor may run several consecutive levels in one
+    step (:meth:`Executor.bfs_push_levels`).
     """
     degrees = (ex.degree(G), ex.degree(G, incoming=True))
     frontier_edges = int(G.out_degree()[s])
@@ -104,15 +107,18 @@ def _direction_optimizing(ex, G, s, A, AT, frontier, visited, level, semiring) -
     while nq:
         if direction == PUSH and growing and frontier_edges > unexplored / ALPHA:
             direction = PULL
-        if direction == PUSH and nq <= ex.small_frontier:
-            frontier, k, stats = ex.bfs_push_levels(A, frontier, visited, level, k + 1,
-                                                    semiring, ex.small_frontier, degrees)
+        if direction == PULL:
+            frontier, k, stats = ex.bfs_pull_levels(A, AT, frontier, visited, level, k + 1,
+                                                    semiring, G.n / BETA, degrees)
+            direction, growing = PUSH, False
         else:
-            k += 1
-            frontier, stats = ex.bfs_level(A, AT, frontier, visited, level, k,
-                                           ex.auto_methods[direction], semiring, degrees)
+            if nq <= ex.small_frontier:
+                frontier, k, stats = ex.bfs_push_levels(A, frontier, visited, level, k + 1,
+                                                        semiring, ex.small_frontier, degrees)
+            else:
+                k += 1
+                frontier, stats = ex.bfs_level(A, AT, frontier, visited, level, k,
+                                               ex.auto_methods[PUSH], semiring, degrees)
+            growing = stats.nq > nq
         unexplored -= stats.visited_in_edges
-        growing = stats.nq > nq
-        if direction == PULL and not growing and stats.nq < G.n / BETA:
-            direction = PUSH
         nq, frontier_edges = stats.nq, stats.frontier_edges

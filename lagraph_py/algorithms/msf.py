@@ -195,7 +195,7 @@ def _pointer_jump(ex, n, parent):
 def _canonical_labels(ex, n, comp):
     """Dense labels: the smallest vertex id of each tree (roots are arbitrary ids)."""
     smallest = ex.scatter(n, comp, ex.iota(n), "min")     # at each root: its tree's min id
-    return ex.to_dense(ex.extract(smallest, comp), -1)
+    return ex.to_dense(ex.extract(smallest, comp), -1, consume=True)
 
 
 # ---------------------------------------------------------------------- host preprocessing

@@ -80,7 +80,7 @@ def scc(G, *, backend: str = "cpu") -> SCCResult:
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
     label = _connected_components(ex, G) if not G.directed else _strong_components(ex, G)
-    return SCCResult(labels=ex.to_dense(label, -1))
+    return SCCResult(labels=ex.to_dense(label, -1, consume=True))
 
 
 def _strong_components(ex, G):
