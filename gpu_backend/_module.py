@@ -3,6 +3,10 @@
 Every kernel is a template over the index type (``int`` / ``long long``) and, for value
 kernels, the value type; :func:`kernel` returns the instantiation for given numpy dtypes,
 compiling each source file once per process (CuPy also caches the binary on disk).
+
+Launch arguments: arrays as CuPy arrays, 64-bit integers and device addresses as Python
+ints (CuPy passes them as int64, and creating numpy scalars costs more than the launch
+needs), 32-bit ones as ``np.int32``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 :meth:`BfsSteps.bfs_level` replaces ``q<¬s(parent)> = frontier ⊕.⊗ A`` (or the pull form),
 ``parent<s(q)> = q``, ``level<s(q)> = k`` and the LevelStats reductions with one or two
-kernels and ONE device-to-host copy (four counters). Methods (``method=``):
+kernels and ONE device-to-host copy (three counters). Methods (``method=``):
 
 =================  =====================================================================
 ``push``           PMPP 15.2: thread per vertex; frontier vertices push to unvisited
@@ -15,7 +15,8 @@ kernels and ONE device-to-host copy (four counters). Methods (``method=``):
                    prefix sum of out-degrees + binary search; next queue from the status
                    array by block scans (Enterprise), hubs recorded in the hub cache
 ``pull_hub``       production pull: early exit, in-neighbours tried in decreasing
-                   out-degree (``DeviceMatrix.hub_first``), a warp sharing long lists,
+                   out-degree (``DeviceMatrix.pull_lists``), the first read from a
+                   contiguous array of row heads, a warp sharing long lists,
                    frontier hubs cached in shared memory, other frontier tests on an
                    n-bit bitmap; the next frontier is written as a bitmap (one ballot per
                    word), its queue made only if asked for
@@ -24,11 +25,13 @@ kernels and ONE device-to-host copy (four counters). Methods (``method=``):
 :meth:`BfsSteps.bfs_pull_levels` runs consecutive pull levels in ONE launch of the same
 ``pull_hub`` kernel, and :meth:`BfsSteps.bfs_push_levels` consecutive small push levels in
 ONE launch of a persistent kernel (a group of threads per frontier vertex sized to the
-level's largest out-degree). Both keep all blocks resident (a cooperative launch) and wait
-at a software grid barrier between levels, where every block reads the level's counters
-and decides the same way whether to go on. The persistent push starts from a pull step's
-bitmap when its frontier has no queue, and leaves its last frontier as a bitmap for a
-following pull step.
+level's largest out-degree, or the level's edges split evenly when a hub would hold up its
+group). Both keep all blocks resident (a cooperative launch) and wait at a software grid
+barrier between levels, where every block reads the level's counters and decides the same
+way whether to go on; at the end one thread writes the results into pinned host memory, so
+the host reads them without a copy. The persistent push starts from a pull step's bitmap
+when its frontier has no queue, and leaves its last frontier as a bitmap for a following
+pull step.
 
 The BFS keeps Enterprise's status array (int32 level per vertex, ``UNV`` if unvisited) on
 the ``parent`` vector (``GpuVector.bfs_state``); it is rebuilt from the vector's bitmap
@@ -54,10 +57,11 @@ from .vector import GpuVector
 
 UNV = 0x7FFFFFFF
 HC = 2048                      # hub cache slots (bfs.cu)
-_NULL = np.uint64(0)           # a null pointer argument
+_NULL = 0                      # a null pointer argument (64-bit kernel arguments are
+                               # passed as Python ints, which CuPy sends as int64)
 _SLOTS = 64                    # levels whose counters are zeroed by one fill
-_CTL = 19                      # control words of push_persistent and pull_hub (bfs.cu)
-_NCNT = 4 * _SLOTS + _CTL + 1  # counter words of a BFS state
+_CTL = 12                      # control words of push_persistent and pull_hub (bfs.cu)
+_NCNT = 3 * _SLOTS + _CTL + 1  # counter words of a BFS state
 _PREFIX_ONE_BLOCK = 1 << 14    # queues up to this long get their degree prefix in one block
 _D2H = 2                       # cudaMemcpyDeviceToHost
 _NO_HUBS = np.iinfo(np.int64).max   # a hub degree that no vertex reaches
@@ -66,7 +70,6 @@ _NO_LIMIT = np.iinfo(np.int32).max  # levels: as many as the frontier lasts
 #: (the fill of the algorithm's to_dense, which then costs nothing).
 ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
-_COUNTS_HUBS = ("push", "pull", "edge", "push_balanced")   # via compact_status
 
 
 def _fusable(semiring, parent, level) -> bool:
@@ -75,24 +78,28 @@ def _fusable(semiring, parent, level) -> bool:
             and (level is None or level.dtype == np.int64))
 
 
+_HOST_WORDS = 5                # counters copied back, or results a kernel publishes (bfs.cu)
+_UNWRITTEN = np.uint64(2**64 - 1)
 _pinned = threading.local()
 
 
 def _host_buffer() -> np.ndarray:
-    """This thread's pinned host words that counters are copied into."""
+    """This thread's pinned host words: counters are copied into them, and the multi-level
+    kernels write their results there directly (pinned memory shares the device's address
+    space)."""
     buf = getattr(_pinned, "buf", None)
     if buf is None:
-        mem = cp.cuda.alloc_pinned_memory(8 * _CTL)
-        buf = _pinned.buf = np.frombuffer(mem, np.uint64, _CTL)
+        mem = cp.cuda.alloc_pinned_memory(8 * _HOST_WORDS)
+        buf = _pinned.buf = np.frombuffer(mem, np.uint64, _HOST_WORDS)
     return buf
 
 
 class _BfsState:
     """Per-BFS device state, attached to the visited (``parent``) vector: one allocation,
-    whose parts the kernels get by address (``np.uint64``).
+    whose parts the kernels get by address (an int).
 
     ``st`` is the status array (int32 per vertex), ``bits`` two n-bit frontier bitmaps,
-    ``hc`` the hub cache, ``cnt`` four counters per level (``_SLOTS`` levels, then
+    ``hc`` the hub cache, ``cnt`` three counters per level (``_SLOTS`` levels, then
     re-zeroed), the control words of the multi-level kernels and a spare counter;
     ``q1`` (an array) is the queue of a one-vertex frontier.
     """
@@ -105,7 +112,7 @@ class _BfsState:
         parts = (8 * _NCNT, 8 * HC, 8, 4 * n, 4 * self.words, 4 * self.words)
         offsets = list(itertools.accumulate(parts[:-1], initial=0))
         self.mem = cp.cuda.alloc(sum(parts))
-        self.cnt, self.hc, _, self.st, b0, b1 = (np.uint64(self.mem.ptr + o) for o in offsets)
+        self.cnt, self.hc, _, self.st, b0, b1 = (self.mem.ptr + o for o in offsets)
         self.bits = [b0, b1]
         self.q1 = cp.ndarray((1,), dtype=index_dtype, memptr=self.mem + offsets[2])
         self.bits_level = [None, None]                # frontier level each bitmap holds
@@ -123,7 +130,7 @@ class _BfsState:
             n = self.n
             if n:
                 _module.kernel("status_bits")((_module.grid_for(n, block, 8),), (block,),
-                                              (self.st, np.int64(n), np.int32(k), self.bits[0]))
+                                              (self.st, n, np.int32(k), self.bits[0]))
         self.bits_level = [None, None]
         self.bits_level[i] = k
         return self.bits[i], self.bits[1 - i]
@@ -143,20 +150,20 @@ class _BfsState:
         return address
 
     def counters(self, k) -> int:
-        """Device address of four zeroed counters for level k (new frontier size, its
-        out-edges, in-edges, hubs): slot k % _SLOTS, all slots re-zeroed on wrap."""
+        """Device address of three zeroed counters for level k (new frontier size, its
+        out-edges, in-edges): slot k % _SLOTS, all slots re-zeroed on wrap."""
         slot = k % _SLOTS
         if slot == 0:
-            self._zeroed(0, 4 * _SLOTS)
-        return int(self.cnt) + 32 * slot
+            self._zeroed(0, 3 * _SLOTS)
+        return int(self.cnt) + 24 * slot
 
     def control(self) -> int:
         """Device address of the multi-level kernels' control words, zeroed."""
-        return self._zeroed(4 * _SLOTS, _CTL)
+        return self._zeroed(3 * _SLOTS, _CTL)
 
     def spare_counter(self) -> int:
         """Device address of one zeroed counter word."""
-        return self._zeroed(4 * _SLOTS + _CTL, 1)
+        return self._zeroed(3 * _SLOTS + _CTL, 1)
 
     def read(self, address: int, count: int) -> list[int]:
         """``count`` device words at ``address`` as Python ints (sync: one small copy)."""
@@ -166,23 +173,40 @@ class _BfsState:
         stream.synchronize()
         return host[:count].tolist()
 
+    @staticmethod
+    def result_words() -> int:
+        """Host address for a multi-level kernel's results (bfs.cu ``publish``), marked
+        unwritten until the kernel writes them."""
+        host = _host_buffer()
+        host[:] = _UNWRITTEN
+        return host.ctypes.data
+
+    @staticmethod
+    def published() -> list[int]:
+        """The results the last multi-level kernel published (sync: waits for it)."""
+        cp.cuda.get_current_stream().synchronize()
+        host = _host_buffer()
+        if (host == _UNWRITTEN).any():
+            raise RuntimeError("a BFS kernel ended without publishing its results")
+        return host.tolist()
+
 
 def _one_args(one) -> tuple:
     """init_status arguments that build a one-entry vector (GpuVector.adopt_one), or not."""
     if one is None:
-        return np.int64(-1), _NULL, _NULL, np.int64(0)
+        return -1, _NULL, _NULL, 0
     index, value, values, present = one
-    return np.int64(index), values, present, np.int64(value)
+    return int(index), values, present, int(value)
 
 
-def _host_load(A, h) -> tuple[int, int, int]:
-    """(out-edges, hubs, largest out-degree) of the vertices of a short host index list."""
+def _host_load(A, h) -> tuple[int, int]:
+    """(out-edges, largest out-degree) of the vertices of a short host index list."""
     deg = A.row_degree_host()
     if h.size == 1:
         d = int(deg[h[0]])
-        return d, int(d >= A.hub_deg), d
+        return d, d
     d = deg[h]
-    return int(d.sum()), int((d >= A.hub_deg).sum()), int(d.max())
+    return int(d.sum()), int(d.max())
 
 
 class BfsSteps:
@@ -193,15 +217,19 @@ class BfsSteps:
     auto_methods = {PUSH: "push_balanced", PULL: "pull_hub"}
     #: Largest frontier that the persistent multi-level kernel handles.
     small_frontier = 32768
-    #: The persistent kernel also hands back when the next frontier has more out-edges.
-    persistent_edge_limit = 1 << 18
-    #: In direction-optimizing runs, expand small hub-free frontiers with the queue kernel.
+    #: The persistent kernel also hands back when the next frontier has more out-edges
+    #: (None: a 64th of the stored edges, at least 1024).
+    persistent_edge_limit = None
+    #: The persistent kernel expands a level edge-balanced (not a thread group per vertex)
+    #: when its largest out-degree exceeds this many rounds of a group.
+    persistent_balance = 16
+    #: In direction-optimizing runs, expand small frontiers with the queue kernel.
     small_level_guard = True
-    #: pull_hub tries in-neighbours in decreasing out-degree (``DeviceMatrix.hub_first``);
+    #: pull_hub tries in-neighbours in decreasing out-degree (``DeviceMatrix.pull_lists``);
     #: False: in storage order.
     hub_first_pull = True
-    #: In-neighbours pull_hub scans with one thread before the warp shares the rest of a
-    #: long list.
+    #: In-neighbours pull_hub scans with one thread (the row head included, so at least 1)
+    #: before the warp shares the rest of a long list.
     pull_serial = 4
     #: Blocks of the persistent kernel (None: half the multiprocessors, the fastest of 1,
     #: 33, 66, 132 on an H100 for the 2000x2000 grid; 1: PMPP's single-block kernel).
@@ -223,18 +251,17 @@ class BfsSteps:
         l1 = level.adopt_one(ABSENT) if level is not None else None
         _module.kernel("init_status", I)((_module.grid_for(max(n, HC), bl, 8),), (bl,),
                                          (parent.present if p1 is None else _NULL,
-                                          np.int64(n), s.st,
-                                          np.int64(one[0] if single else -1), np.int32(k - 1),
+                                          n, s.st, int(one[0]) if single else -1, np.int32(k - 1),
                                           s.q1, s.hc, s.cnt, np.int32(_NCNT))
                                          + _one_args(p1) + _one_args(l1)
-                                         + (np.int64(ABSENT),))
+                                         + (ABSENT,))
         if single and frontier._queue is None:
             frontier._queue = s.q1                    # written by init_status: no copy
         if not single:
             q = frontier.queue(I)
             if q.size:
                 _module.kernel("mark_queue", I)((_module.grid_for(q.size, bl),), (bl,),
-                                                (q, np.int64(q.size), np.int32(k - 1), s.st))
+                                                (q, q.size, np.int32(k - 1), s.st))
         parent.bfs_state = s
         return s
 
@@ -250,7 +277,7 @@ class BfsSteps:
             return A.indptr
         return self.matrix(A.graph, transpose=not A.transposed, loops=A.loops).indptr
 
-    def _frontier(self, n, q, nq, fe, nh, parent_values):
+    def _frontier(self, n, q, nq, fe, parent_values):
         """The next frontier as a vector: from its queue ``q``, or from a function that makes
         the queue (called only if some step asks for it); bitmap and values on demand."""
         f = GpuVector(n, nvals=nq)
@@ -269,7 +296,7 @@ class BfsSteps:
             return values, present
 
         f._lazy = build
-        f._qedges, f._nhubs = fe, nh
+        f._qedges = fe
         return f
 
     def _level_queue(self, s, n, k, nq, I):
@@ -279,42 +306,36 @@ class BfsSteps:
         def build():
             q = cp.empty(nq, dtype=I)
             if nq:
-                counter = np.uint64(s.spare_counter())
+                counter = s.spare_counter()
                 bl = self.block
                 if k in s.bits_level:
                     bits = s.bits[s.bits_level.index(k)]
                     _module.kernel("bits_queue", I)(
                         (_module.grid_for(s.words, bl, 8),), (bl,),
-                        (bits, np.int64(s.words), q, counter))
+                        (bits, s.words, q, counter))
                 else:
                     _module.kernel("compact_status", I)(
                         (_module.grid_for(n, bl, 8),), (bl,),
-                        (s.st, np.int64(n), np.int32(k), q, _NULL, _NULL, counter, s.hc,
-                         np.int64(_NO_HUBS), _NULL))
+                        (s.st, n, np.int32(k), q, _NULL, _NULL, counter, s.hc, _NO_HUBS,
+                         _NULL))
             return q
         return build
 
-    def _queue_load(self, A, frontier) -> tuple[int, int]:
-        """Out-edges and hubs of the frontier: known from the step that made it, else
-        computed together from the degrees of its queue."""
-        edges, hubs = frontier._qedges, frontier._nhubs
-        if edges is not None and hubs is not None:
-            return edges, hubs
-        if frontier._host_queue is not None:
-            return _host_load(A, frontier._host_queue)[:2]
-        q = frontier.queue(A.index_dtype)
-        deg = A.indptr[q.astype(np.int64) + 1] - A.indptr[q]
-        both = cp.stack([deg.sum(dtype=np.int64), (deg >= A.hub_deg).sum(dtype=np.int64)])
-        e, h = (int(x) for x in both.get())                                   # sync
-        return (e if edges is None else edges), (h if hubs is None else hubs)
+    def _queue_edges(self, A, frontier) -> int:
+        """Out-edges of the frontier: known from the step that made it, else summed over
+        the degrees of its queue."""
+        if frontier._qedges is None:
+            if frontier._host_queue is not None:
+                frontier._qedges = _host_load(A, frontier._host_queue)[0]
+            else:
+                q = frontier.queue(A.index_dtype)
+                deg = A.indptr[q.astype(np.int64) + 1] - A.indptr[q]
+                frontier._qedges = int(deg.sum(dtype=np.int64))                 # sync
+        return frontier._qedges
 
     def _small(self, A, frontier, nq, limit) -> bool:
         """Whether the persistent queue kernel suits this frontier (and its next level)."""
-        if not 0 < nq <= limit:
-            return False
-        edges, hubs = self._queue_load(A, frontier)
-        # a hub would serialize its group, except alone: then the whole grid expands it
-        return edges <= self._edge_limit(A) and (hubs == 0 or nq == 1)
+        return 0 < nq <= limit and self._queue_edges(A, frontier) <= self._edge_limit(A)
 
     def _guarded(self, A, frontier, degrees) -> bool:
         """Whether :attr:`small_level_guard` sends this frontier to the queue kernel."""
@@ -322,7 +343,9 @@ class BfsSteps:
                 and self._small(A, frontier, frontier.nvals(), self.small_frontier))
 
     def _edge_limit(self, A) -> int:
-        return min(self.persistent_edge_limit, max(1024, A.nstored // 64))
+        if self.persistent_edge_limit is not None:
+            return self.persistent_edge_limit
+        return max(1024, A.nstored // 64)
 
     # ------------------------------------------------------------------ one level
     def bfs_level(self, A, AT, frontier, parent, level, k, method, semiring, degrees=None):
@@ -334,9 +357,9 @@ class BfsSteps:
                                       PUSH if method in _PUSH_METHODS else PULL, semiring,
                                       degrees)
         if self._guarded(A, frontier, degrees):
-            # In a direction-optimizing run, a small frontier without hubs is expanded by
-            # one level of the queue kernel whatever the direction: every pull or
-            # status-scan step costs a pass over all n vertices, this one does not.
+            # In a direction-optimizing run, a small frontier (few vertices and out-edges)
+            # is expanded by one level of the queue kernel whatever the direction: every
+            # pull or status-scan step costs a pass over all n vertices, this one does not.
             f, _, nq, fe, vin = self._persistent(A, frontier, frontier.nvals(), parent, level,
                                                  k, semiring, 0, True)
             return f, LevelStats(nq, fe, vin)
@@ -352,7 +375,6 @@ class BfsSteps:
         in_ptr = self._in_ptr(A) if degrees is not None else _NULL
         kk = np.int32(k)
         cnt_at = s.counters(k)
-        cnt = np.uint64(cnt_at)
         bl = self.block
         visit = (s.st, kk, pv, pp, lv, lp, want)
         nxt = cp.empty(n, dtype=I)
@@ -361,47 +383,46 @@ class BfsSteps:
             if AT is None:
                 AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
             _module.kernel("pull_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
-                                             (AT.indptr, AT.indices, np.int64(n)) + visit)
+                                             (AT.indptr, AT.indices, n) + visit)
         elif method in ("queue", "queue_private", "push_balanced"):
             q = frontier.queue(I)
             nq = int(q.size)
             if nq:
                 if method == "push_balanced":
-                    fe, _ = self._queue_load(A, frontier)
+                    fe = self._queue_edges(A, frontier)
                     prefix = cp.empty(nq, dtype=np.int64)
                     if nq <= _PREFIX_ONE_BLOCK:
                         _module.kernel("queue_prefix", I)((1,), (1024,),
-                                                          (A.indptr, q, np.int64(nq), prefix))
+                                                          (A.indptr, q, nq, prefix))
                     else:
                         _module.kernel("queue_degrees", I)(
                             (_module.grid_for(nq, bl),), (bl,),
-                            (A.indptr, q, np.int64(nq), prefix))
+                            (A.indptr, q, nq, prefix))
                         cp.cumsum(prefix, out=prefix)
                     _module.kernel("push_balanced", I)(
                         (_module.grid_for(max(fe, 1), bl),), (bl,),
-                        (A.indptr, A.indices, q, prefix, np.int64(nq)) + visit)
+                        (A.indptr, A.indices, q, prefix, nq) + visit)
                 else:
                     name = "queue_push" if method == "queue" else "queue_push_private"
                     _module.kernel(name, I)((_module.grid_for(nq, bl),), (bl,),
-                                            (A.indptr, A.indices, q, np.int64(nq), nxt)
-                                            + visit + (in_ptr, cnt))
+                                            (A.indptr, A.indices, q, nq, nxt)
+                                            + visit + (in_ptr, cnt_at))
             fused = method != "push_balanced"
         elif method == "push":
             _module.kernel("push_vertex", I)((_module.grid_for(n, bl, 8),), (bl,),
-                                             (A.indptr, A.indices, np.int64(n)) + visit)
+                                             (A.indptr, A.indices, n) + visit)
         else:  # edge
             m = A.nstored
             if m:
                 _module.kernel("edge_centric", I)((_module.grid_for(m, bl, 16),), (bl,),
-                                                  (A.rows(), A.indices, np.int64(m)) + visit)
+                                                  (A.rows(), A.indices, m) + visit)
         if not fused and n:
             _module.kernel("compact_status", I)(
                 (_module.grid_for(n, bl, 8),), (bl,),
-                (s.st, np.int64(n), kk, nxt, A.indptr, in_ptr, cnt, s.hc,
-                 np.int64(A.hub_deg), s.bits[0]))
+                (s.st, n, kk, nxt, A.indptr, in_ptr, cnt_at, s.hc, A.hub_deg, s.bits[0]))
             s.bits_level = [k, None]
-        nq, fe, vin, nh = s.read(cnt_at, 4)                   # sync: the one per level
-        f = self._frontier(n, nxt, nq, fe, nh if method in _COUNTS_HUBS else None, pv)
+        nq, fe, vin = s.read(cnt_at, 3)                       # sync: the one per level
+        f = self._frontier(n, nxt, nq, fe, pv)
         self._finish(s, parent, level, f, k)
         stats = LevelStats(nq, fe, vin) if degrees is not None else LevelStats(nq, 0, 0)
         return f, stats
@@ -423,22 +444,20 @@ class BfsSteps:
         s = self._state(parent, level, frontier, k, I)
         if AT is None:
             AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
-        tind = AT.hub_first(A.indptr) if self.hub_first_pull else AT.indices
+        tind, heads = AT.pull_lists(A.indptr, self.hub_first_pull)
         fbits, nbits = s.frontier_bits(k - 1, bl)
         ctl = s.control()
         lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
         in_ptr = self._in_ptr(A) if degrees is not None else _NULL
         _module.launch_resident(
             _module.kernel("pull_hub", I), -(-n // bl), bl,
-            (AT.indptr, tind, np.int64(n), s.st, np.int32(k), parent.values, parent.present,
-             lv, lp, np.int32(semiring == "any_secondi"), A.indptr, in_ptr, np.uint64(ctl),
-             s.hc, np.int64(A.hub_deg), fbits, nbits, np.int32(self.pull_serial),
-             np.int64(frontier.nvals()), np.int64(min_nq), np.int32(max_levels),
-             self._barrier()))
-        vin, last_k, nq, fe, nh = s.read(ctl + 8 * 9, 5)      # sync: once per launch
+            (AT.indptr, tind, heads, n, s.st, np.int32(k), parent.values, parent.present, lv,
+             lp, np.int32(semiring == "any_secondi"), A.indptr, in_ptr, ctl, s.hc, A.hub_deg,
+             fbits, nbits, np.int32(self.pull_serial), frontier.nvals(), min_nq,
+             np.int32(max_levels), self._barrier(), s.result_words()))
+        vin, last_k, nq, fe, _ = s.published()                # sync: once per launch
         s.pulled(k, last_k)
-        f = self._frontier(n, self._level_queue(s, n, last_k, nq, I), nq, fe, nh,
-                           parent.values)
+        f = self._frontier(n, self._level_queue(s, n, last_k, nq, I), nq, fe, parent.values)
         self._finish(s, parent, level, f, last_k)
         stats = LevelStats(nq, fe, vin) if degrees is not None else LevelStats(nq, 0, 0)
         return f, last_k, stats
@@ -458,7 +477,7 @@ class BfsSteps:
                 # the caller's direction rule sees this frontier, or (nothing run yet) run
                 # one load-balanced level.
                 if last_k >= k:
-                    fe, _ = self._queue_load(A, cur)
+                    fe = self._queue_edges(A, cur)
                     break
                 cur, st = self.bfs_level(A, None, cur, parent, level, last_k + 1,
                                          "push_balanced", semiring, run)
@@ -481,27 +500,29 @@ class BfsSteps:
             q, in_bits = _NULL, s.bits[s.bits_level.index(k - 1)]   # kernel reads its bitmap
         else:
             q, in_bits = cur.queue(I), _NULL
-        queues = cp.empty(2 * n, dtype=I)             # the two queues the levels alternate
-        qb = np.uint64(queues.data.ptr + n * queues.itemsize)
+        # the two queues the levels alternate, then the degree prefix of a balanced level
+        scan_len = min(n, max(nq, limit))
+        queues = cp.empty(2 * n + scan_len * 8 // np.dtype(I).itemsize, dtype=I)
+        qb = queues.data.ptr + n * queues.itemsize
+        scan = qb + n * queues.itemsize
         ctl = s.control()
         host_q = cur._host_queue
-        max_deg = _host_load(A, host_q)[2] if host_q is not None else 32
+        max_deg = _host_load(A, host_q)[1] if host_q is not None else 0   # 0: kernel finds
         lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
         in_ptr = self._in_ptr(A) if in_degrees else _NULL
         blocks = self.persistent_blocks or max(1, _module.sm_count() // 2)
         _module.launch_resident(
             _module.kernel("push_persistent", I), blocks, self.block,
-            (A.indptr, A.indices, in_ptr, q, queues, qb, np.int64(nq), np.uint64(max_deg),
-             np.int32(k), np.int64(limit), np.int64(self._edge_limit(A)), s.st,
-             parent.values, parent.present, lv, lp, np.int32(semiring == "any_secondi"),
-             np.uint64(ctl), self._barrier(), s.hc, np.int64(A.hub_deg), in_bits, s.bits[0],
-             np.int64(s.words)))
-        c = s.read(ctl, _CTL)                                 # sync: once per launch
-        last_k, nq, fe = c[7], c[8], c[9]
+            (A.indptr, A.indices, in_ptr, q, queues, qb, scan, nq, max_deg,
+             self.persistent_balance, np.int32(k), limit,
+             self._edge_limit(A), s.st, parent.values, parent.present, lv, lp,
+             np.int32(semiring == "any_secondi"), ctl, self._barrier(), s.hc, A.hub_deg,
+             in_bits, s.bits[0], s.words, s.result_words()))
+        vin, last_k, nq, fe, in_b = s.published()             # sync: once per launch
         s.bits_level = [last_k, None] if nq else [None, None]   # the kernel's last bitmap
-        f = self._frontier(n, queues[n:] if c[10] else queues, nq, fe, c[14], parent.values)
+        f = self._frontier(n, queues[n:] if in_b else queues, nq, fe, parent.values)
         self._finish(s, parent, level, f, last_k)
-        return f, last_k, nq, fe, c[6]
+        return f, last_k, nq, fe, vin
 
     def _barrier(self):
         bar = getattr(self, "_bar", None)

@@ -135,8 +135,8 @@ class GpuExecutor(BfsSteps, Executor):
             out = cp.empty(size, dtype=dtype)
             present = cp.empty(size, dtype=bool)
             _module.kernel("set_one", dtype)((_module.grid_for(size, 512, 4),), (512,),
-                                             (np.int64(index), dtype.type(value), out,
-                                              present, np.int64(size)))
+                                             (index, dtype.type(value), out,
+                                              present, size))
             return out, present
 
         v = GpuVector(size, lazy=build, nvals=1)
@@ -177,7 +177,7 @@ class GpuExecutor(BfsSteps, Executor):
             out = cp.empty(u.size, dtype=values.dtype)
         _module.kernel("dense_fill", values.dtype)(
             (_module.grid_for(u.size, 512, 8),), (512,),
-            (values, present, fill, out, np.int64(u.size)))
+            (values, present, fill, out, u.size))
         return out
 
     # ---------------------------------------------------------------- algebra
@@ -216,7 +216,7 @@ class GpuExecutor(BfsSteps, Executor):
             block = 256
             _module.kernel("vxm_push", A.index_dtype, dtype)(
                 (_module.grid_for(q.size * 32, block),), (block,),
-                (A.indptr, A.indices, q, np.int64(q.size), uval, m, np.int32(mode), out, pres,
+                (A.indptr, A.indices, q, q.size, uval, m, np.int32(mode), out, pres,
                  np.int32(code)))
         return GpuVector(A.n, out, pres)
 
@@ -228,7 +228,7 @@ class GpuExecutor(BfsSteps, Executor):
             block = 256
             _module.kernel("mxv_pull", A.index_dtype, dtype)(
                 (_module.grid_for(A.n, block),), (block,),
-                (A.indptr, A.indices, np.int64(A.n), u.present, uval, m, np.int32(mode), out,
+                (A.indptr, A.indices, A.n, u.present, uval, m, np.int32(mode), out,
                  pres, np.int32(code)))
         return GpuVector(A.n, out, pres)
 
@@ -317,7 +317,7 @@ class GpuExecutor(BfsSteps, Executor):
             block = 256
             _module.kernel("scatter_reduce", dtype)(
                 (_module.grid_for(t.size, block),), (block,),
-                (t, v, np.int64(t.size), out, first, pres, np.int32(codes[monoid])))
+                (t, v, t.size, out, first, pres, np.int32(codes[monoid])))
             if monoid == "any":
                 out = cp.where(pres, v[cp.minimum(first, t.size - 1)], out)
         return GpuVector(size, out, pres)

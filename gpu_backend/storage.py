@@ -4,7 +4,7 @@ A :class:`DeviceMatrix` is the CSR pattern of a graph (rows = out-edges) or of i
 transpose (rows = in-edges, i.e. CSC of the graph), with int32 indices where they fit and
 int64 otherwise (the graph's own index type). The COO row array (edge-centric BFS) and a
 ``cupyx.scipy.sparse.csr_matrix`` view (for users and the naive SpMV baseline) are built on
-first use, and so is the pull order of the BFS (:meth:`DeviceMatrix.hub_first`). Everything is
+first use, and so are the pull lists of the BFS (:meth:`DeviceMatrix.pull_lists`). Everything is
 cached in ``G._cached``, so a second call copies nothing to the device. The transpose of an
 undirected graph is the graph itself and shares its storage.
 """
@@ -41,7 +41,7 @@ class DeviceMatrix:
         self._host_ptr = np.asarray(indptr)
         self._rows = None
         self._csr = None
-        self._hub_first = None
+        self._pull_lists = {}
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -54,31 +54,43 @@ class DeviceMatrix:
             self._rows = cp.asarray(rows)
         return self._rows
 
-    def hub_first(self, out_indptr: cp.ndarray) -> cp.ndarray:
-        """``indices`` with every row reordered by decreasing out-degree of its entries'
-        vertices, ties in storage order (built on first use, then cached).
+    def pull_lists(self, out_indptr: cp.ndarray, hub_first: bool = True
+                   ) -> tuple[cp.ndarray, cp.ndarray]:
+        """The rows as a pull step reads them: ``(indices, heads)``.
 
-        ``out_indptr`` gives the out-degrees (the graph's CSR row pointers). A pull step that
-        stops at the first parent in the frontier then tries the likeliest parents first:
-        high-degree vertices are reached in the earliest levels. Rows are sorted in chunks of
-        at most ``2**26`` entries to bound the scratch memory.
+        With ``hub_first``, ``indices`` has every row reordered by decreasing out-degree of
+        its entries' vertices, ties in storage order (``out_indptr``, the graph's CSR row
+        pointers, gives the out-degrees): a pull step that stops at the first parent in the
+        frontier then tries the likeliest parents first, since high-degree vertices are
+        reached in the earliest levels. Otherwise ``indices`` is the storage order.
+        ``heads[v]`` is the first entry of row ``v`` in that order, -1 for an empty row: one
+        contiguous array that holds most vertices' only probe. Built on first use (rows
+        sorted in chunks of at most ``2**26`` entries to bound the scratch memory), then
+        cached.
         """
-        if self._hub_first is None:
-            deg = cp.diff(out_indptr).astype(cp.uint64)
-            inverse = cp.uint64(0xFFFFFFFF) - cp.minimum(deg, cp.uint64(0xFFFFFFFF))
-            out = cp.empty_like(self.indices)
-            ptr, lo = self._host_ptr, 0
-            while lo < self.n:
-                hi = max(lo + 1, int(np.searchsorted(ptr, ptr[lo] + _SORT_CHUNK, "right")) - 1)
-                a, b = int(ptr[lo]), int(ptr[hi])
-                if b > a:
-                    seg = self.indices[a:b]
-                    row = cp.searchsorted(self.indptr[lo:hi + 1], cp.arange(a, b),
-                                          side="right").astype(cp.uint64)
-                    out[a:b] = seg[cp.argsort((row << cp.uint64(32)) | inverse[seg])]
-                lo = hi
-            self._hub_first = out
-        return self._hub_first
+        if hub_first not in self._pull_lists:
+            indices = self._hub_first(out_indptr) if hub_first else self.indices
+            heads = cp.full(self.n, -1, dtype=self.index_dtype)
+            nonempty = cp.flatnonzero(cp.diff(self.indptr))
+            heads[nonempty] = indices[self.indptr[nonempty]]
+            self._pull_lists[hub_first] = (indices, heads)
+        return self._pull_lists[hub_first]
+
+    def _hub_first(self, out_indptr: cp.ndarray) -> cp.ndarray:
+        deg = cp.diff(out_indptr).astype(cp.uint64)
+        inverse = cp.uint64(0xFFFFFFFF) - cp.minimum(deg, cp.uint64(0xFFFFFFFF))
+        out = cp.empty_like(self.indices)
+        ptr, lo = self._host_ptr, 0
+        while lo < self.n:
+            hi = max(lo + 1, int(np.searchsorted(ptr, ptr[lo] + _SORT_CHUNK, "right")) - 1)
+            a, b = int(ptr[lo]), int(ptr[hi])
+            if b > a:
+                seg = self.indices[a:b]
+                row = cp.searchsorted(self.indptr[lo:hi + 1], cp.arange(a, b),
+                                      side="right").astype(cp.uint64)
+                out[a:b] = seg[cp.argsort((row << cp.uint64(32)) | inverse[seg])]
+            lo = hi
+        return out
 
     def row_degree_host(self) -> np.ndarray:
         """Entries per row, on the host (for host-side decisions without a sync)."""

@@ -35,7 +35,7 @@ class GpuVector:
     """Dense values + presence bitmap on the device (see the module docstring)."""
 
     __slots__ = ("size", "_values", "_present", "_lazy", "_nvals", "_queue", "_queue_build",
-                 "_qedges", "_nhubs", "version", "bfs_state", "_host_queue", "_one",
+                 "_qedges", "version", "bfs_state", "_host_queue", "_one",
                  "absent", "__weakref__")
 
     def __init__(self, size: int, values=None, present=None, *, nvals: int | None = None,
@@ -48,7 +48,6 @@ class GpuVector:
         self._queue = queue          # device index array of the present entries, or None
         self._queue_build = None     # makes the queue when first asked for (BFS frontier)
         self._qedges = None          # out-edges of the queue's vertices, when known
-        self._nhubs = None           # hubs (BFS hub threshold) among them, when known
         self.version = 0
         self.bfs_state = None        # status array etc. of a BFS using this as visited set
         self._host_queue = None      # host copy of a short index list, when known
@@ -87,7 +86,6 @@ class GpuVector:
         self._queue = None
         self._queue_build = None
         self._qedges = None
-        self._nhubs = None
         self._host_queue = None
 
     def adopt_one(self, absent):

@@ -149,22 +149,46 @@ def test_persistent_kernel_single_block_and_grid():
         GPU.persistent_blocks = old
 
 
-def test_hub_first_order():
-    """Each row of the pull order is a permutation of the stored row, by decreasing
-    out-degree of its entries (ties in storage order), and BFS agrees with either order."""
+@pytest.mark.parametrize("directed", [True, False])
+def test_persistent_kernel_edge_balanced(directed):
+    """With the persistent kernel's limits lifted, a search from a leaf runs in its launch
+    through levels holding hubs among leaves; they are expanded edge-balanced (on every
+    level with persistent_balance 0, on the heavy ones by default): levels equal the cpu's,
+    parents are valid."""
+    from lagraph_py.generate import kronecker
+    G = kronecker(11, seed=4, directed=directed)
+    deg = G.out_degree()
+    sources = (int(np.flatnonzero(deg == 1)[0]), int(np.argmax(deg)), int(np.argmin(deg)))
+    old = GPU.persistent_balance, GPU.persistent_edge_limit, GPU.small_frontier
+    try:
+        GPU.persistent_edge_limit, GPU.small_frontier = G.nstored, G.n
+        for balance in (0, old[0]):
+            GPU.persistent_balance = balance
+            for s in sources:
+                check(G, s, "auto")
+    finally:
+        GPU.persistent_balance, GPU.persistent_edge_limit, GPU.small_frontier = old
+
+
+def test_pull_lists():
+    """Each row of the hub-first pull order is a permutation of the stored row, by
+    decreasing out-degree of its entries (ties in storage order); the heads are the rows'
+    first entries in either order, -1 for an empty row; BFS agrees with either order."""
     rng = np.random.default_rng(5)
-    n = 4000
-    src = np.concatenate([rng.integers(0, n, 30000), np.repeat(rng.integers(0, n, 4), 800)])
-    G = Graph.from_edges(src, rng.integers(0, n, src.size), n=n, directed=True)
+    n = 4100                                     # vertices 4000.. have no edges
+    src = np.concatenate([rng.integers(0, 4000, 30000), np.repeat(rng.integers(0, 4000, 4), 800)])
+    G = Graph.from_edges(src, rng.integers(0, 4000, src.size), n=n, directed=True)
     A = GPU.matrix(G)
     AT = GPU.matrix(G, transpose=True)
-    order = asnumpy(AT.hub_first(A.indptr))
     ptr, ind = G.transpose().indptr, G.transpose().indices
     out_deg = G.out_degree()
-    for v in range(n):
-        row, got = ind[ptr[v]:ptr[v + 1]], order[ptr[v]:ptr[v + 1]]
-        expected = row[np.argsort(-out_deg[row], kind="stable")]
-        np.testing.assert_array_equal(got, expected)
+    for hub_first in (True, False):
+        order, heads = (asnumpy(x) for x in AT.pull_lists(A.indptr, hub_first))
+        for v in range(n):
+            row, got = ind[ptr[v]:ptr[v + 1]], order[ptr[v]:ptr[v + 1]]
+            expected = row[np.argsort(-out_deg[row], kind="stable")] if hub_first else row
+            np.testing.assert_array_equal(got, expected)
+            assert heads[v] == (expected[0] if row.size else -1)
     cpu = bfs(G, int(src[-1]), backend="cpu")
     old = GPU.hub_first_pull
     try:

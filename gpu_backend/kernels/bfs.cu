@@ -40,15 +40,12 @@ __device__ __forceinline__ unsigned long long count_visit(long long v, int k, co
                                                           const I* in_ptr, long long hub_deg,
                                                           unsigned long long* hc,
                                                           unsigned long long& dout,
-                                                          unsigned long long& din,
-                                                          unsigned long long& hubs) {
+                                                          unsigned long long& din) {
     unsigned long long d = deg_of(out_ptr, v);
     dout += d;
     din += deg_of(in_ptr, v);
-    if ((long long)d >= hub_deg) {
+    if ((long long)d >= hub_deg)
         hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
-        ++hubs;
-    }
     return d;
 }
 
@@ -136,7 +133,7 @@ __global__ void compact_status(const int* __restrict__ st, long long n, int k, I
                                const I* __restrict__ out_ptr, const I* __restrict__ in_ptr,
                                unsigned long long* cnt, unsigned long long* hc,
                                long long hub_deg, unsigned* bits) {
-    unsigned long long dout = 0, din = 0, hubs = 0;
+    unsigned long long dout = 0, din = 0;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
          base += (long long)gridDim.x * blockDim.x) {
         long long v = base + threadIdx.x;
@@ -144,11 +141,11 @@ __global__ void compact_status(const int* __restrict__ st, long long n, int k, I
         const unsigned word = __ballot_sync(0xffffffffu, flag);
         if (bits && (threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
         if (flag) {
-            count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din, hubs);
+            count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din);
         }
         block_append(flag, v, queue, cnt);
     }
-    block_add_to(dout, din, hubs, 0, cnt + 1, cnt + 2, cnt + 3, nullptr);
+    block_add_to(dout, din, 0, 0, cnt + 1, cnt + 2, nullptr, nullptr);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -279,19 +276,42 @@ __global__ void queue_degrees(const I* __restrict__ indptr, const I* __restrict_
     }
 }
 
-// The same prefix sum for a short queue in one launch: one block walks the queue.
+// Inclusive prefix sum of the out-degrees of q[0..nq) into prefix, by one block: each thread
+// sums a contiguous chunk, one block scan, then each writes its chunk's running sums. Reads
+// bypass L1 (q may have been written by other blocks of a persistent kernel).
+template <typename I>
+__device__ __forceinline__ void block_degree_prefix(const I* __restrict__ indptr, const I* q,
+                                                    long long nq, long long* prefix) {
+    const long long per = (nq + blockDim.x - 1) / blockDim.x;
+    const long long lo = min(nq, threadIdx.x * per), hi = min(nq, lo + per);
+    long long sum = 0;
+    for (long long i = lo; i < hi; ++i) sum += deg_of(indptr, (long long)__ldcg(&q[i]));
+    long long total;
+    long long run = block_excl_scan(sum, &total);
+    for (long long i = lo; i < hi; ++i) {
+        run += deg_of(indptr, (long long)__ldcg(&q[i]));
+        prefix[i] = run;
+    }
+}
+
+// The same prefix sum for a short queue in one launch of one block.
 template <typename I>
 __global__ void queue_prefix(const I* __restrict__ indptr, const I* __restrict__ q, long long nq,
                              long long* prefix) {
-    long long run = 0;
-    for (long long base = 0; base < nq; base += blockDim.x) {
-        long long i = base + threadIdx.x;
-        long long d = i < nq ? (long long)(indptr[q[i] + 1] - indptr[q[i]]) : 0;
-        long long total;
-        long long before = block_excl_scan(d, &total);
-        if (i < nq) prefix[i] = run + before + d;
-        run += total;
+    block_degree_prefix(indptr, q, nq, prefix);
+}
+
+// Edge e of a frontier whose out-degrees have the inclusive prefix sum prefix[0..nq): the
+// queue position i of its source (binary search) and e's offset in that vertex's row.
+__device__ __forceinline__ long long edge_source(const long long* prefix, long long nq,
+                                                 long long e, long long& offset) {
+    long long lo = 0, hi = nq - 1;
+    while (lo < hi) {
+        const long long mid = (lo + hi) >> 1;
+        if (__ldcg(&prefix[mid]) > e) hi = mid; else lo = mid + 1;
     }
+    offset = e - (lo ? __ldcg(&prefix[lo - 1]) : 0);
+    return lo;
 }
 
 template <typename I>
@@ -303,14 +323,9 @@ __global__ void push_balanced(const I* __restrict__ indptr, const I* __restrict_
     long long total = prefix[nq - 1];
     for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
          e += (long long)gridDim.x * blockDim.x) {
-        long long lo = 0, hi = nq - 1;
-        while (lo < hi) {
-            long long mid = (lo + hi) >> 1;
-            if (prefix[mid] > e) hi = mid; else lo = mid + 1;
-        }
-        long long u = q[lo];
-        long long start = lo ? prefix[lo - 1] : 0;
-        long long v = indices[(long long)indptr[u] + (e - start)];
+        long long offset;
+        const long long u = q[edge_source(prefix, nq, e, offset)];
+        const long long v = indices[(long long)indptr[u] + offset];
         if (st[v] == UNV) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); }
     }
 }
@@ -335,6 +350,17 @@ __device__ __forceinline__ void grid_sync(unsigned int* bar, unsigned int& gen) 
     __syncthreads();
 }
 
+// The result words of a multi-level kernel: in-edges of all vertices visited, last level
+// run, its frontier size and out-edges, and a fifth word of the kernel's own. One thread
+// stores them straight into the caller's pinned host memory (one address space with the
+// device), where the host reads them once the stream has synchronized: no copy to launch.
+__device__ __forceinline__ void publish(unsigned long long* out, unsigned long long vin,
+                                        unsigned long long last, unsigned long long nq,
+                                        unsigned long long fe, unsigned long long extra) {
+    out[0] = vin; out[1] = last; out[2] = nq; out[3] = fe; out[4] = extra;
+    __threadfence_system();
+}
+
 // Frontier test of pull_hub: the shared-memory hub cache (entries tagged with the level),
 // then the frontier's n-bit bitmap, which is small enough to stay in cache.
 __device__ __forceinline__ bool in_frontier(long long u, const unsigned long long* cache,
@@ -345,26 +371,29 @@ __device__ __forceinline__ bool in_frontier(long long u, const unsigned long lon
 
 // Production pull ("pull_hub"), levels k, k+1, ... in one launch. Each warp owns 32
 // consecutive vertices, one bitmap word. An unvisited vertex scans its in-neighbours (in
-// decreasing out-degree, DeviceMatrix.hub_first) for one in the frontier: the first
-// `serial` alone, then, if its list is longer, the whole warp takes 32 of them at a time,
-// so one long list does not leave 31 lanes idle. The frontier's hubs, cached in hc[] by the
-// step that found them, are loaded into shared memory first. The warp's hits become its
-// word of the next frontier bitmap with one ballot and one store (no atomics, no zeroing);
-// bits0 holds the frontier of level k-1, levels alternate between bits0 and bits1.
+// decreasing out-degree, DeviceMatrix.pull_lists) for one in the frontier: the first
+// `serial` alone, then, for a longer list, the whole warp 32 at a time, so one long list
+// does not leave 31 lanes idle. The first comes from heads[v] (-1: none), read like the
+// status, contiguously: most vertices stop there, without reading their row pointers or a
+// scattered entry of tind. The frontier's hubs, cached in hc[] by the step that found them,
+// are loaded into shared memory first. The warp's hits become its word of the next frontier
+// bitmap with one ballot and one store (no atomics, no zeroing); bits0 holds the frontier
+// of level k-1, levels alternate between bits0 and bits1.
 // After each level a grid barrier (a cooperative launch: all blocks resident) lets every
 // block read the level's frontier size; the loop goes on while the frontier is non-empty,
 // fewer than max_levels ran and it grew or holds at least min_nq vertices (the direction
 // rule's pull condition; see lagraph_py/algorithms/bfs.py).
-// ctl: [0..2] frontier sizes, [3..5] their out-edges, [6..8] their hubs (rotating by
-// level), [9] in-edges of all vertices visited, [10] last level run, [11..13] its size,
-// out-edges and hubs. bar: see grid_sync.
+// ctl: [0..2] frontier sizes, [3..5] their out-edges (rotating by level), [6] in-edges of
+// all vertices visited. bar: see grid_sync. Results: publish to out.
 template <typename I>
 __global__ void __launch_bounds__(512, 4)
-pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, long long n, int* st, int k,
+pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __restrict__ heads,
+         long long n, int* st, int k,
          long long* pv, unsigned char* pp, long long* lv, unsigned char* lp, int want_parent,
          const I* __restrict__ out_ptr, const I* __restrict__ in_ptr, unsigned long long* ctl,
          unsigned long long* hc, long long hub_deg, unsigned* bits0, unsigned* bits1,
-         int serial, long long prev_nq, long long min_nq, int max_levels, unsigned int* bar) {
+         int serial, long long prev_nq, long long min_nq, int max_levels, unsigned int* bar,
+         unsigned long long* out) {
     __shared__ unsigned long long cache[HC];
     const unsigned full = 0xffffffffu;
     unsigned int gen = 0;
@@ -376,35 +405,39 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, long long n, in
     for (int l = k, r = 0;; ++l, r = (r + 1) % 3) {
         if (blockIdx.x == 0 && threadIdx.x == 0) {      // slot of level l+1, last read at l-2
             int z = (r + 1) % 3;
-            ctl[z] = 0; ctl[3 + z] = 0; ctl[6 + z] = 0;
+            ctl[z] = 0; ctl[3 + z] = 0;
         }
         const unsigned* fbits = (l - k) & 1 ? bits1 : bits0;
         unsigned* nbits = (l - k) & 1 ? bits0 : bits1;
         for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
         __syncthreads();
         const unsigned long long tag = (unsigned long long)(l - 1) << 32;
-        unsigned long long found = 0, dout = 0, din = 0, hubs = 0;
+        unsigned long long found = 0, dout = 0, din = 0;
         for (long long w = warp; w < words; w += nwarps) {
             const long long v = (w << 5) + lane;
-            long long p = 0, end = 0, u = 0;
+            I p = 0, end = 0;
+            long long u = 0;
             bool hit = false;
-            if (v < n && st[v] == UNV) {
-                p = tptr[v];
-                end = tptr[v + 1];
-                for (int t = 0; t < serial && p < end; ++t, ++p) {
-                    u = tind[p];
-                    if (in_frontier(u, cache, tag, fbits)) { hit = true; break; }
+            if (v < n && st[v] == UNV && (u = heads[v]) >= 0) {
+                hit = in_frontier(u, cache, tag, fbits);
+                if (!hit) {
+                    p = tptr[v] + 1;
+                    end = tptr[v + 1];
+                    for (int t = 1; t < serial && p < end; ++t, ++p) {
+                        u = tind[p];
+                        if (in_frontier(u, cache, tag, fbits)) { hit = true; break; }
+                    }
                 }
             }
             for (unsigned todo = __ballot_sync(full, !hit && p < end); todo; todo &= todo - 1) {
                 const int src = __ffs(todo) - 1;
-                const long long e = __shfl_sync(full, end, src);
-                for (long long q = __shfl_sync(full, p, src); q < e; q += 32) {
-                    const long long x = q + lane < e ? (long long)tind[q + lane] : -1;
+                const I e = __shfl_sync(full, end, src);
+                for (I q = __shfl_sync(full, p, src); q < e; q += 32) {
+                    const I x = q + lane < e ? tind[q + lane] : (I)-1;
                     const unsigned hits = __ballot_sync(full, x >= 0 &&
                                                         in_frontier(x, cache, tag, fbits));
                     if (hits) {
-                        const long long first = __shfl_sync(full, x, __ffs(hits) - 1);
+                        const I first = __shfl_sync(full, x, __ffs(hits) - 1);
                         if (lane == src) { u = first; hit = true; }
                         break;
                     }
@@ -416,16 +449,16 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, long long n, in
                 st[v] = l;
                 visit(v, u, l, pv, pp, lv, lp, want_parent);
                 ++found;
-                count_visit(v, l, out_ptr, in_ptr, hub_deg, hc, dout, din, hubs);
+                count_visit(v, l, out_ptr, in_ptr, hub_deg, hc, dout, din);
             }
         }
-        block_add_to(found, dout, din, hubs, &ctl[r], &ctl[3 + r], &ctl[9], &ctl[6 + r]);
+        block_add_to(found, dout, din, 0, &ctl[r], &ctl[3 + r], &ctl[6], nullptr);
         grid_sync(bar, gen);
         const long long nq = (long long)*(volatile unsigned long long*)&ctl[r];
         if (nq == 0 || l - k + 1 >= max_levels || (nq <= prev_nq && nq < min_nq)) {
-            if (blockIdx.x == 0 && threadIdx.x == 0) {
-                ctl[10] = l; ctl[11] = nq; ctl[12] = ctl[3 + r]; ctl[13] = ctl[6 + r];
-            }
+            if (blockIdx.x == 0 && threadIdx.x == 0)
+                publish(out, *(volatile unsigned long long*)&ctl[6], l, nq,
+                        *(volatile unsigned long long*)&ctl[3 + r], 0);
             return;
         }
         prev_nq = nq;
@@ -484,15 +517,18 @@ __global__ void bits_queue(const unsigned* __restrict__ bits, long long words, I
 // expands each frontier vertex (virtual warps): g is the power of two covering the
 // frontier's largest out-degree, at most 32, widened while that leaves threads idle, so a
 // one-vertex frontier is spread over the whole grid and a grid graph uses 4 threads a
-// vertex. atomicCAS claims; the next queue is appended with one atomicAdd per group of
-// claiming lanes. The loop stops when the next frontier is empty, has more than `limit`
-// vertices or more than `edge_limit` out-edges; every block reads the same counters after
-// the barrier, so all leave together.
+// vertex. A level whose largest out-degree exceeds `balance` rounds of its groups (a hub
+// among leaves) is expanded edge-balanced instead, as push_balanced does: block 0 writes
+// the degree prefix sum to `scan` (room for max(nq, limit) entries), and after a barrier
+// every thread takes every nthreads-th edge. atomicCAS claims; the next queue is appended
+// with one atomicAdd per group of claiming lanes. The loop stops when the next frontier is
+// empty, has more than `limit` vertices or more than `edge_limit` out-edges; every block
+// reads the same counters after the barrier, so all leave together.
 // ctl: [0..2] queue counts (rotating), [3..5] out-edge sums (rotating), [6] in-edge sum of
-// all vertices visited, [7] last level run, [8] its frontier size, [9] its out-edges,
-// [10] which buffer holds it (0: qa, 1: qb), [11..13] hub counts (rotating), [14] hubs in
-// the last frontier, [15..17] largest out-degree (rotating), [18] the length of the queue
-// made from in_bits. bar: see grid_sync.
+// all vertices visited, [7..9] largest out-degree (rotating), [10] the length of the queue
+// made from in_bits, [11] the first frontier's largest out-degree when the caller does not
+// know it (max_deg 0). bar: see grid_sync. Results: publish to out, the fifth word telling
+// which buffer holds the last frontier (0: qa, 1: qb).
 // Without a queue (q0 null) the first frontier is read from its bitmap in_bits; unless
 // out_bits is null, a non-empty last frontier is also left there as a bitmap.
 __device__ __forceinline__ long long group_size(unsigned long long max_deg, long long nq,
@@ -503,28 +539,63 @@ __device__ __forceinline__ long long group_size(unsigned long long max_deg, long
     return g;
 }
 
+// One edge u -> v of a persistent push level: claim v, append it to the next queue (one
+// atomicAdd per group of claiming lanes, which must be converged here), visit and count it.
+template <typename I>
+__device__ __forceinline__ void push_edge(long long u, long long v, int k, int* st, I* nxt,
+                                          unsigned long long* cq, long long* pv,
+                                          unsigned char* pp, long long* lv, unsigned char* lp,
+                                          int want_parent, const I* __restrict__ indptr,
+                                          const I* __restrict__ in_ptr, long long hub_deg,
+                                          unsigned long long* hc, unsigned long long& my_out,
+                                          unsigned long long& my_in,
+                                          unsigned long long& my_max) {
+    const bool claimed = claim(st, v, k);
+    const unsigned active = __activemask();
+    const unsigned ballot = __ballot_sync(active, claimed);
+    if (!ballot) return;
+    const int lane = threadIdx.x & 31;
+    const int leader = __ffs(ballot) - 1;
+    unsigned long long base = 0;
+    if (lane == leader) base = atomicAdd(cq, (unsigned long long)__popc(ballot));
+    base = __shfl_sync(active, base, leader);
+    if (claimed) {
+        nxt[base + __popc(ballot & ((1u << lane) - 1u))] = (I)v;
+        visit(v, u, k, pv, pp, lv, lp, want_parent);
+        my_max = max(my_max, count_visit(v, k, indptr, in_ptr, hub_deg, hc, my_out, my_in));
+    }
+}
+
 template <typename I>
 __global__ void push_persistent(const I* __restrict__ indptr, const I* __restrict__ indices,
                                 const I* __restrict__ in_ptr, const I* q0, I* qa, I* qb,
-                                long long nq, unsigned long long max_deg, int k, long long limit,
+                                long long* scan, long long nq, unsigned long long max_deg,
+                                long long balance, int k, long long limit,
                                 long long edge_limit, int* st, long long* pv, unsigned char* pp,
                                 long long* lv, unsigned char* lp, int want_parent,
                                 unsigned long long* ctl, unsigned int* bar,
                                 unsigned long long* hc, long long hub_deg,
-                                const unsigned* in_bits, unsigned* out_bits, long long words) {
+                                const unsigned* in_bits, unsigned* out_bits, long long words,
+                                unsigned long long* out) {
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
-    const int lane = threadIdx.x & 31;
-    const unsigned lanes_below = (1u << lane) - 1u;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const I* cur = q0;                     // the caller's queue is only read
     I* nxt = qa;
     if (in_bits) {                         // no queue: the frontier's bitmap, into qa first
-        bits_to_queue(in_bits, words, qa, &ctl[18], tid, nthreads);
+        bits_to_queue(in_bits, words, qa, &ctl[10], tid, nthreads);
         grid_sync(bar, gen);
         cur = qa;
         nxt = qb;
+    }
+    if (max_deg == 0) {                    // not known: the first frontier's largest degree
+        unsigned long long m = 0;
+        for (long long i = tid; i < nq; i += nthreads)
+            m = max(m, deg_of(indptr, (long long)__ldcg(&cur[i])));
+        block_add_to(0, 0, 0, m, nullptr, nullptr, nullptr, &ctl[11], true);
+        grid_sync(bar, gen);
+        max_deg = *(volatile unsigned long long*)&ctl[11];
     }
     int r = 0;
     while (true) {
@@ -534,48 +605,40 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
             int z = (r + 1) % 3;
             ctl[z] = 0;
             ctl[3 + z] = 0;
-            ctl[11 + z] = 0;
-            ctl[15 + z] = 0;
+            ctl[7 + z] = 0;
         }
         const long long g = group_size(max_deg, nq, nthreads);
-        const long long ngroups = nthreads / g;
-        unsigned long long my_out = 0, my_in = 0, my_hubs = 0, my_max = 0;
-        for (long long w = tid / g; w < nq && tid < ngroups * g; w += ngroups) {
-            long long u = __ldcg(&cur[w]);
-            long long end = indptr[u + 1];
-            for (long long p = indptr[u] + tid % g; p < end; p += g) {
-                long long v = indices[p];
-                bool claimed = claim(st, v, k);
-                // warp-aggregated append: one atomicAdd per group of claiming lanes
-                unsigned active = __activemask();
-                unsigned ballot = __ballot_sync(active, claimed);
-                if (ballot) {
-                    int leader = __ffs(ballot) - 1;
-                    unsigned long long base = 0;
-                    if (lane == leader) base = atomicAdd(cq, (unsigned long long)__popc(ballot));
-                    base = __shfl_sync(active, base, leader);
-                    if (claimed) {
-                        nxt[base + __popc(ballot & lanes_below)] = (I)v;
-                        visit(v, u, k, pv, pp, lv, lp, want_parent);
-                        my_max = max(my_max, count_visit(v, k, indptr, in_ptr, hub_deg, hc,
-                                                         my_out, my_in, my_hubs));
-                    }
-                }
+        unsigned long long my_out = 0, my_in = 0, my_max = 0;
+        if (max_deg > (unsigned long long)(balance * g)) {        // edge-balanced level
+            if (blockIdx.x == 0) block_degree_prefix(indptr, cur, nq, scan);
+            grid_sync(bar, gen);
+            const long long total = __ldcg(&scan[nq - 1]);
+            for (long long e = tid; e < total; e += nthreads) {
+                long long offset;
+                const long long u = __ldcg(&cur[edge_source(scan, nq, e, offset)]);
+                push_edge(u, (long long)indices[(long long)indptr[u] + offset], k, st, nxt, cq,
+                          pv, pp, lv, lp, want_parent, indptr, in_ptr, hub_deg, hc, my_out,
+                          my_in, my_max);
+            }
+        } else {                                                  // a group per vertex
+            const long long ngroups = nthreads / g;
+            for (long long w = tid / g; w < nq && tid < ngroups * g; w += ngroups) {
+                const long long u = __ldcg(&cur[w]);
+                const long long end = indptr[u + 1];
+                for (long long p = indptr[u] + tid % g; p < end; p += g)
+                    push_edge(u, (long long)indices[p], k, st, nxt, cq, pv, pp, lv, lp,
+                              want_parent, indptr, in_ptr, hub_deg, hc, my_out, my_in,
+                              my_max);
             }
         }
-        block_add_to(my_out, my_in, my_hubs, my_max, ce, &ctl[6], &ctl[11 + r], &ctl[15 + r],
-                     true);
+        block_add_to(my_out, my_in, 0, my_max, ce, &ctl[6], nullptr, &ctl[7 + r], true);
         grid_sync(bar, gen);
         unsigned long long nn = *(volatile unsigned long long*)cq;
         unsigned long long fe = *(volatile unsigned long long*)ce;
-        unsigned long long nh = *(volatile unsigned long long*)&ctl[11 + r];
-        max_deg = *(volatile unsigned long long*)&ctl[15 + r];
-        // stop when empty, too large, or holding a hub (a warp per hub would serialize)
-        if (nn == 0 || nn > (unsigned long long)limit || fe > (unsigned long long)edge_limit ||
-            nh > 0) {
-            if (blockIdx.x == 0 && threadIdx.x == 0) {
-                ctl[7] = k; ctl[8] = nn; ctl[9] = fe; ctl[10] = (nxt == qb); ctl[14] = nh;
-            }
+        max_deg = *(volatile unsigned long long*)&ctl[7 + r];
+        if (nn == 0 || nn > (unsigned long long)limit || fe > (unsigned long long)edge_limit) {
+            if (blockIdx.x == 0 && threadIdx.x == 0)
+                publish(out, *(volatile unsigned long long*)&ctl[6], k, nn, fe, nxt == qb);
             if (out_bits && nn) {          // the last frontier's bitmap, for a pull step
                 for (long long w = tid; w < words; w += nthreads) out_bits[w] = 0u;
                 grid_sync(bar, gen);
