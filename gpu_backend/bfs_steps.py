@@ -94,6 +94,32 @@ def _host_buffer() -> np.ndarray:
     return buf
 
 
+def _read_back(address: int, count: int) -> list[int]:
+    """``count`` device words at ``address`` as Python ints (sync: one small copy)."""
+    host = _host_buffer()
+    stream = cp.cuda.get_current_stream()
+    cp.cuda.runtime.memcpyAsync(host.ctypes.data, address, 8 * count, _D2H, stream.ptr)
+    stream.synchronize()
+    return host[:count].tolist()
+
+
+def _result_words() -> int:
+    """Host address for a multi-level kernel's results (bfs.cu ``publish``), marked
+    unwritten until the kernel writes them."""
+    host = _host_buffer()
+    host[:] = _UNWRITTEN
+    return host.ctypes.data
+
+
+def _published() -> list[int]:
+    """The results the last multi-level kernel published (sync: waits for it)."""
+    cp.cuda.get_current_stream().synchronize()
+    host = _host_buffer()
+    if (host == _UNWRITTEN).any():
+        raise RuntimeError("a BFS kernel ended without publishing its results")
+    return host.tolist()
+
+
 class _BfsState:
     """Per-BFS device state, attached to the visited (``parent``) vector: one allocation,
     whose parts the kernels get by address (an int).
@@ -164,31 +190,6 @@ class _BfsState:
     def spare_counter(self) -> int:
         """Device address of one zeroed counter word."""
         return self._zeroed(3 * _SLOTS + _CTL, 1)
-
-    def read(self, address: int, count: int) -> list[int]:
-        """``count`` device words at ``address`` as Python ints (sync: one small copy)."""
-        host = _host_buffer()
-        stream = cp.cuda.get_current_stream()
-        cp.cuda.runtime.memcpyAsync(host.ctypes.data, address, 8 * count, _D2H, stream.ptr)
-        stream.synchronize()
-        return host[:count].tolist()
-
-    @staticmethod
-    def result_words() -> int:
-        """Host address for a multi-level kernel's results (bfs.cu ``publish``), marked
-        unwritten until the kernel writes them."""
-        host = _host_buffer()
-        host[:] = _UNWRITTEN
-        return host.ctypes.data
-
-    @staticmethod
-    def published() -> list[int]:
-        """The results the last multi-level kernel published (sync: waits for it)."""
-        cp.cuda.get_current_stream().synchronize()
-        host = _host_buffer()
-        if (host == _UNWRITTEN).any():
-            raise RuntimeError("a BFS kernel ended without publishing its results")
-        return host.tolist()
 
 
 def _one_args(one) -> tuple:
@@ -421,7 +422,7 @@ class BfsSteps:
                 (_module.grid_for(n, bl, 8),), (bl,),
                 (s.st, n, kk, nxt, A.indptr, in_ptr, cnt_at, s.hc, A.hub_deg, s.bits[0]))
             s.bits_level = [k, None]
-        nq, fe, vin = s.read(cnt_at, 3)                       # sync: the one per level
+        nq, fe, vin = _read_back(cnt_at, 3)                     # sync: the one per level
         f = self._frontier(n, nxt, nq, fe, pv)
         self._finish(s, parent, level, f, k)
         stats = LevelStats(nq, fe, vin) if degrees is not None else LevelStats(nq, 0, 0)
@@ -454,8 +455,8 @@ class BfsSteps:
             (AT.indptr, tind, heads, n, s.st, np.int32(k), parent.values, parent.present, lv,
              lp, np.int32(semiring == "any_secondi"), A.indptr, in_ptr, ctl, s.hc, A.hub_deg,
              fbits, nbits, np.int32(self.pull_serial), frontier.nvals(), min_nq,
-             np.int32(max_levels), self._barrier(), s.result_words()))
-        vin, last_k, nq, fe, _ = s.published()                # sync: once per launch
+             np.int32(max_levels), self._barrier(), _result_words()))
+        vin, last_k, nq, fe, _ = _published()                  # sync: once per launch
         s.pulled(k, last_k)
         f = self._frontier(n, self._level_queue(s, n, last_k, nq, I), nq, fe, parent.values)
         self._finish(s, parent, level, f, last_k)
@@ -517,8 +518,8 @@ class BfsSteps:
              self.persistent_balance, np.int32(k), limit,
              self._edge_limit(A), s.st, parent.values, parent.present, lv, lp,
              np.int32(semiring == "any_secondi"), ctl, self._barrier(), s.hc, A.hub_deg,
-             in_bits, s.bits[0], s.words, s.result_words()))
-        vin, last_k, nq, fe, in_b = s.published()             # sync: once per launch
+             in_bits, s.bits[0], s.words, _result_words()))
+        vin, last_k, nq, fe, in_b = _published()               # sync: once per launch
         s.bits_level = [last_k, None] if nq else [None, None]   # the kernel's last bitmap
         f = self._frontier(n, queues[n:] if in_b else queues, nq, fe, parent.values)
         self._finish(s, parent, level, f, last_k)
