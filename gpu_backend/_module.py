@@ -5,12 +5,19 @@ kernels, the value type; :func:`kernel` returns the instantiation for given nump
 compiling each source file once per process (CuPy also caches the binary on disk).
 
 Launch arguments: arrays as CuPy arrays, 64-bit integers and device addresses as Python
-ints (CuPy passes them as int64, and creating numpy scalars costs more than the launch
-needs), 32-bit ones as ``np.int32``.
+ints, 32-bit integers as ``np.int32``, floating-point values as Python or numpy floats.
+:class:`Kernel` packs them with :mod:`struct` into one parameter block and hands it to the
+driver: on the lent H100 hosts a launch of a 24-argument BFS kernel through CuPy's own
+argument conversion took about 11 µs, the driver call alone about 4 µs. A kernel is loaded
+on the device current at its first use, like the device count below: the executor works on
+one device.
 """
 
 from __future__ import annotations
 
+import ctypes
+import struct
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -59,14 +66,62 @@ def _module(source: str) -> cp.RawModule:
     return cp.RawModule(code=code, options=("-std=c++17",), name_expressions=_instances(source))
 
 
+def _code(arg) -> str:
+    """struct code of one launch argument (see the module docstring)."""
+    if isinstance(arg, np.int32):
+        return "i"
+    return "d" if isinstance(arg, (float, np.floating)) else "q"
+
+
+class Kernel:
+    """A compiled kernel, called like a ``cupy.RawKernel`` (``kernel((grid,), (block,),
+    args)``), with the arguments packed into a parameter block of the driver.
+
+    The block's layout is fixed by the first call (a kernel's parameters have fixed
+    types); each thread packs into its own block, which the driver copies at launch.
+    """
+
+    def __init__(self, raw: cp.RawKernel):
+        self.ptr = raw.kernel.ptr                  # the CUfunction
+        self._format = None
+        self._local = threading.local()
+
+    def _block(self, args):
+        """This thread's (packing format, argument buffer, parameter pointer array)."""
+        block = getattr(self._local, "block", None)
+        if block is None:
+            if self._format is None:
+                self._format = "".join(map(_code, args))
+            fmt = self._format
+            buf = ctypes.create_string_buffer(struct.calcsize(fmt))
+            ends = [struct.calcsize(fmt[:i + 1]) for i in range(len(fmt))]
+            params = (ctypes.c_void_p * max(1, len(fmt)))(
+                *[ctypes.addressof(buf) + e - struct.calcsize(c) for e, c in zip(ends, fmt)])
+            block = self._local.block = (fmt, buf, params, ctypes.addressof(params))
+        return block
+
+    def __call__(self, grid: tuple, block: tuple, args: tuple, *,
+                 cooperative: bool = False) -> None:
+        fmt, buf, _, params = self._block(args)
+        if len(args) != len(fmt):
+            raise TypeError(f"kernel takes {len(fmt)} arguments, got {len(args)}")
+        struct.pack_into(fmt, buf, 0, *[a.data.ptr if isinstance(a, cp.ndarray) else a
+                                        for a in args])
+        launch = (cp.cuda.driver.launchCooperativeKernel if cooperative
+                  else cp.cuda.driver.launchKernel)
+        extra = () if cooperative else (0,)
+        launch(self.ptr, grid[0], 1, 1, block[0], 1, 1, 0,
+               cp.cuda.get_current_stream().ptr, params, *extra)
+
+
 @lru_cache(maxsize=None)
-def kernel(name: str, *dtypes) -> cp.RawKernel:
+def kernel(name: str, *dtypes) -> Kernel:
     """The compiled kernel ``name<ctype(dtypes[0]), ...>``."""
     src, nparams = _KERNELS[name]
     if nparams == 0:
-        return _module(src).get_function(name)
+        return Kernel(_module(src).get_function(name))
     args = ", ".join(_CTYPE[np.dtype(d)] for d in dtypes)
-    return _module(src).get_function(f"{name}<{args}>")
+    return Kernel(_module(src).get_function(f"{name}<{args}>"))
 
 
 @lru_cache(maxsize=None)
@@ -76,18 +131,16 @@ def sm_count() -> int:
 
 
 @lru_cache(maxsize=None)
-def _resident_per_sm(function, block: int) -> int:
-    return max(1, cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr,
-                                                                           block, 0))
+def _resident_per_sm(function: int, block: int) -> int:
+    return max(1, cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function, block, 0))
 
 
-def launch_resident(kernel, blocks: int, block: int, args: tuple) -> None:
+def launch_resident(kernel: Kernel, blocks: int, block: int, args: tuple) -> None:
     """Launch ``kernel`` with at most as many blocks as fit on the device at once, as a
     cooperative launch (CUDA refuses it rather than leave a block waiting to start), for
     kernels whose blocks wait for each other."""
-    function = kernel.kernel
-    blocks = max(1, min(blocks, _resident_per_sm(function, block) * sm_count()))
-    function((blocks,), (block,), args, enable_cooperative_groups=True)
+    blocks = max(1, min(blocks, _resident_per_sm(kernel.ptr, block) * sm_count()))
+    kernel((blocks,), (block,), args, cooperative=True)
 
 
 def grid_for(work: int, block: int, per_sm: int = 32) -> int:

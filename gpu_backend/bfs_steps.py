@@ -42,7 +42,6 @@ Frontiers returned are :class:`GpuVector` built from the queue; their bitmap and
 
 from __future__ import annotations
 
-import itertools
 import math
 import threading
 import weakref
@@ -60,8 +59,8 @@ HC = 2048                      # hub cache slots (bfs.cu)
 _NULL = 0                      # a null pointer argument (64-bit kernel arguments are
                                # passed as Python ints, which CuPy sends as int64)
 _SLOTS = 64                    # levels whose counters are zeroed by one fill
-_CTL = 12                      # control words of push_persistent and pull_hub (bfs.cu)
-_NCNT = 3 * _SLOTS + _CTL + 1  # counter words of a BFS state
+_CTL = 12                      # control words of push_persistent and pull_hub (bfs.cu CTL)
+_NCNT = 3 * _SLOTS + 2 * _CTL + 1  # counter words of a BFS state
 _PREFIX_ONE_BLOCK = 1 << 14    # queues up to this long get their degree prefix in one block
 _D2H = 2                       # cudaMemcpyDeviceToHost
 _NO_HUBS = np.iinfo(np.int64).max   # a hub degree that no vertex reaches
@@ -79,26 +78,27 @@ def _fusable(semiring, parent, level) -> bool:
 
 
 _HOST_WORDS = 5                # counters copied back, or results a kernel publishes (bfs.cu)
-_UNWRITTEN = np.uint64(2**64 - 1)
+_UNWRITTEN = 2**64 - 1
 _pinned = threading.local()
 
 
-def _host_buffer() -> np.ndarray:
-    """This thread's pinned host words: counters are copied into them, and the multi-level
-    kernels write their results there directly (pinned memory shares the device's address
-    space)."""
+def _host_buffer() -> tuple[np.ndarray, int]:
+    """This thread's pinned host words and their address: counters are copied into them,
+    and the multi-level kernels write their results there directly (pinned memory shares
+    the device's address space)."""
     buf = getattr(_pinned, "buf", None)
     if buf is None:
         mem = cp.cuda.alloc_pinned_memory(8 * _HOST_WORDS)
-        buf = _pinned.buf = np.frombuffer(mem, np.uint64, _HOST_WORDS)
+        words = np.frombuffer(mem, np.uint64, _HOST_WORDS)
+        buf = _pinned.buf = words, words.ctypes.data
     return buf
 
 
 def _read_back(address: int, count: int) -> list[int]:
     """``count`` device words at ``address`` as Python ints (sync: one small copy)."""
-    host = _host_buffer()
+    host, host_address = _host_buffer()
     stream = cp.cuda.get_current_stream()
-    cp.cuda.runtime.memcpyAsync(host.ctypes.data, address, 8 * count, _D2H, stream.ptr)
+    cp.cuda.runtime.memcpyAsync(host_address, address, 8 * count, _D2H, stream.ptr)
     stream.synchronize()
     return host[:count].tolist()
 
@@ -106,18 +106,18 @@ def _read_back(address: int, count: int) -> list[int]:
 def _result_words() -> int:
     """Host address for a multi-level kernel's results (bfs.cu ``publish``), marked
     unwritten until the kernel writes them."""
-    host = _host_buffer()
-    host[:] = _UNWRITTEN
-    return host.ctypes.data
+    host, host_address = _host_buffer()
+    host.fill(_UNWRITTEN)
+    return host_address
 
 
 def _published() -> list[int]:
     """The results the last multi-level kernel published (sync: waits for it)."""
     cp.cuda.get_current_stream().synchronize()
-    host = _host_buffer()
-    if (host == _UNWRITTEN).any():
+    words = _host_buffer()[0].tolist()
+    if _UNWRITTEN in words:
         raise RuntimeError("a BFS kernel ended without publishing its results")
-    return host.tolist()
+    return words
 
 
 class _BfsState:
@@ -126,22 +126,27 @@ class _BfsState:
 
     ``st`` is the status array (int32 per vertex), ``bits`` two n-bit frontier bitmaps,
     ``hc`` the hub cache, ``cnt`` three counters per level (``_SLOTS`` levels, then
-    re-zeroed), the control words of the multi-level kernels and a spare counter;
-    ``q1`` (an array) is the queue of a one-vertex frontier.
+    re-zeroed), two sets of control words of the multi-level kernels (each launch zeroes
+    the other set, for the next one) and a spare counter; ``q1`` (an array) is the queue
+    of a one-vertex frontier.
     """
 
     __slots__ = ("n", "words", "mem", "cnt", "hc", "st", "bits", "q1", "bits_level",
-                 "version", "k", "frontier")
+                 "version", "k", "frontier", "ctl", "ctl_set")
 
     def __init__(self, n, index_dtype):
         self.n, self.words = n, (n + 31) // 32
-        parts = (8 * _NCNT, 8 * HC, 8, 4 * n, 4 * self.words, 4 * self.words)
-        offsets = list(itertools.accumulate(parts[:-1], initial=0))
-        self.mem = cp.cuda.alloc(sum(parts))
-        self.cnt, self.hc, _, self.st, b0, b1 = (self.mem.ptr + o for o in offsets)
-        self.bits = [b0, b1]
-        self.q1 = cp.ndarray((1,), dtype=index_dtype, memptr=self.mem + offsets[2])
+        self.mem = cp.cuda.alloc(8 * (_NCNT + HC + 1) + 4 * n + 8 * self.words)
+        self.cnt = self.mem.ptr                       # then hc, q1, st, the two bitmaps
+        self.hc = self.cnt + 8 * _NCNT
+        q1 = self.hc + 8 * HC
+        self.st = q1 + 8
+        self.bits = [self.st + 4 * n, self.st + 4 * n + 4 * self.words]
+        self.q1 = cp.ndarray((1,), dtype=index_dtype, memptr=self.mem + (q1 - self.cnt))
         self.bits_level = [None, None]                # frontier level each bitmap holds
+        ctl = self.cnt + 8 * 3 * _SLOTS
+        self.ctl = (ctl, ctl + 8 * _CTL)
+        self.ctl_set = 0
         self.version = -1
         self.k = None
         self.frontier = None
@@ -171,7 +176,7 @@ class _BfsState:
 
     def _zeroed(self, word: int, count: int) -> int:
         """Device address of ``count`` counter words from ``word`` on, zeroed."""
-        address = int(self.cnt) + 8 * word
+        address = self.cnt + 8 * word
         cp.cuda.runtime.memsetAsync(address, 0, 8 * count, cp.cuda.get_current_stream().ptr)
         return address
 
@@ -181,23 +186,36 @@ class _BfsState:
         slot = k % _SLOTS
         if slot == 0:
             self._zeroed(0, 3 * _SLOTS)
-        return int(self.cnt) + 24 * slot
+        return self.cnt + 24 * slot
 
-    def control(self) -> int:
-        """Device address of the multi-level kernels' control words, zeroed."""
-        return self._zeroed(3 * _SLOTS, _CTL)
+    def control(self) -> tuple[int, int]:
+        """Device addresses of the control words for the next multi-level launch (zero) and
+        of the other set, which that launch zeroes; call :meth:`launched` after it."""
+        return self.ctl[self.ctl_set], self.ctl[1 - self.ctl_set]
+
+    def launched(self) -> None:
+        """A multi-level launch was made: the next one uses the other set."""
+        self.ctl_set ^= 1
 
     def spare_counter(self) -> int:
         """Device address of one zeroed counter word."""
-        return self._zeroed(3 * _SLOTS + _CTL, 1)
+        return self._zeroed(3 * _SLOTS + 2 * _CTL, 1)
 
 
 def _one_args(one) -> tuple:
     """init_status arguments that build a one-entry vector (GpuVector.adopt_one), or not."""
     if one is None:
-        return -1, _NULL, _NULL, 0
-    index, value, values, present = one
-    return int(index), values, present, int(value)
+        return -1, _NULL, 0
+    index, value, values = one
+    return int(index), values, int(value)
+
+
+def _vector_args(parent, level) -> tuple:
+    """Kernel arguments of the parent and level vectors: values and presence bytes (null
+    when a vector keeps none, or for levels not asked for)."""
+    if level is None:
+        return parent.values, parent.presence_address(), _NULL, _NULL
+    return parent.values, parent.presence_address(), level.values, level.presence_address()
 
 
 def _host_load(A, h) -> tuple[int, int]:
@@ -371,8 +389,7 @@ class BfsSteps:
         n = A.n
         s = self._state(parent, level, frontier, k, I)
         want = np.int32(semiring == "any_secondi")
-        pv, pp = parent.values, parent.present
-        lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
+        pv, pp, lv, lp = _vector_args(parent, level)
         in_ptr = self._in_ptr(A) if degrees is not None else _NULL
         kk = np.int32(k)
         cnt_at = s.counters(k)
@@ -447,15 +464,15 @@ class BfsSteps:
             AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
         tind, heads = AT.pull_lists(A.indptr, self.hub_first_pull)
         fbits, nbits = s.frontier_bits(k - 1, bl)
-        ctl = s.control()
-        lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
+        ctl, ctl_next = s.control()
         in_ptr = self._in_ptr(A) if degrees is not None else _NULL
         _module.launch_resident(
             _module.kernel("pull_hub", I), -(-n // bl), bl,
-            (AT.indptr, tind, heads, n, s.st, np.int32(k), parent.values, parent.present, lv,
-             lp, np.int32(semiring == "any_secondi"), A.indptr, in_ptr, ctl, s.hc, A.hub_deg,
-             fbits, nbits, np.int32(self.pull_serial), frontier.nvals(), min_nq,
-             np.int32(max_levels), self._barrier(), _result_words()))
+            (AT.indptr, tind, heads, n, s.st, np.int32(k)) + _vector_args(parent, level)
+            + (np.int32(semiring == "any_secondi"), A.indptr, in_ptr, ctl, ctl_next, s.hc,
+               A.hub_deg, fbits, nbits, np.int32(self.pull_serial), frontier.nvals(), min_nq,
+               np.int32(max_levels), self._barrier(), _result_words()))
+        s.launched()
         vin, last_k, nq, fe, _ = _published()                  # sync: once per launch
         s.pulled(k, last_k)
         f = self._frontier(n, self._level_queue(s, n, last_k, nq, I), nq, fe, parent.values)
@@ -506,19 +523,19 @@ class BfsSteps:
         queues = cp.empty(2 * n + scan_len * 8 // np.dtype(I).itemsize, dtype=I)
         qb = queues.data.ptr + n * queues.itemsize
         scan = qb + n * queues.itemsize
-        ctl = s.control()
+        ctl, ctl_next = s.control()
         host_q = cur._host_queue
         max_deg = _host_load(A, host_q)[1] if host_q is not None else 0   # 0: kernel finds
-        lv, lp = (level.values, level.present) if level is not None else (_NULL, _NULL)
         in_ptr = self._in_ptr(A) if in_degrees else _NULL
         blocks = self.persistent_blocks or max(1, _module.sm_count() // 2)
         _module.launch_resident(
             _module.kernel("push_persistent", I), blocks, self.block,
             (A.indptr, A.indices, in_ptr, q, queues, qb, scan, nq, max_deg,
              self.persistent_balance, np.int32(k), limit,
-             self._edge_limit(A), s.st, parent.values, parent.present, lv, lp,
-             np.int32(semiring == "any_secondi"), ctl, self._barrier(), s.hc, A.hub_deg,
-             in_bits, s.bits[0], s.words, _result_words()))
+             self._edge_limit(A), s.st) + _vector_args(parent, level)
+            + (np.int32(semiring == "any_secondi"), ctl, ctl_next, self._barrier(), s.hc,
+               A.hub_deg, in_bits, s.bits[0], s.words, _result_words()))
+        s.launched()
         vin, last_k, nq, fe, in_b = _published()               # sync: once per launch
         s.bits_level = [last_k, None] if nq else [None, None]   # the kernel's last bitmap
         f = self._frontier(n, queues[n:] if in_b else queues, nq, fe, parent.values)

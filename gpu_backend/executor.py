@@ -166,13 +166,13 @@ class GpuExecutor(BfsSteps, Executor):
         return idx.astype(np.int64, copy=False), u.values[idx]
 
     def to_dense(self, u, fill, *, consume=False):
-        values, present = u.values, u.present
+        values = u.values
         fill = values.dtype.type(fill)               # like the cpu: fill cast to u's type
+        if consume and u.absent is not None and values.dtype.type(u.absent) == fill:
+            return u.release()                       # already dense with that fill
+        present = u.present
         if consume:                                  # in place, u given up
-            done = u.absent is not None and values.dtype.type(u.absent) == fill
-            out = u.release()[0]
-            if done:
-                return out
+            out = u.release()
         else:
             out = cp.empty(u.size, dtype=values.dtype)
         _module.kernel("dense_fill", values.dtype)(
@@ -268,13 +268,15 @@ class GpuExecutor(BfsSteps, Executor):
 
     def assign(self, w, u, *, mask=None) -> None:
         sel = u.present if mask is None else (u.present & mask.present)
+        present = w.present                        # before the values change
         cp.copyto(w.values, u.values, casting="unsafe", where=sel)
-        cp.logical_or(w.present, sel, out=w.present)
+        cp.logical_or(present, sel, out=present)
         w.touched()
 
     def assign_scalar(self, w, value, *, mask) -> None:
+        present = w.present                        # before the values change
         cp.copyto(w.values, w.dtype.type(value), casting="unsafe", where=mask.present)
-        cp.logical_or(w.present, mask.present, out=w.present)
+        cp.logical_or(present, mask.present, out=present)
         w.touched()
 
     def reduce(self, u, monoid):

@@ -5,9 +5,12 @@ float64 array of length ``size``) and ``present`` (a CuPy bool array, the presen
 bitmap). Values at absent indices are unspecified and never read, except that a vector may
 know one value that all of them hold (``absent``, set when a BFS first writes the vector);
 in-place steps keep it, since they write only where they make an entry present, and
-``to_dense`` with that fill then hands the values over as they are. Every step of the
-vocabulary is an element-wise kernel over two arrays, masks are a byte test, and a BFS
-kernel marks a vertex visited with two stores.
+``to_dense`` with that fill then hands the values over as they are. Such a vector (the
+parents and levels of a BFS) keeps no presence bytes until a step reads them: they are
+``values != absent`` (BFS values are never negative), and from then on every step that
+writes the vector keeps them. Every step of the vocabulary is an element-wise kernel over
+two arrays, masks are a byte test, and a BFS kernel marks a vertex visited with one store
+per output.
 
 Kernels that want the *sparse* form (an index queue) get it by stream compaction of the
 bitmap (:meth:`GpuVector.queue`); a vector made from a queue (a BFS frontier) keeps the
@@ -70,7 +73,15 @@ class GpuVector:
     def present(self) -> cp.ndarray:
         """Presence bitmap (bool)."""
         self._materialize()
+        if self._present is None:                    # not kept yet: see the module docstring
+            self._present = self._values != self.absent
         return self._present
+
+    def presence_address(self) -> int:
+        """Device address of the presence bytes, 0 while the vector keeps none (a kernel
+        writing the vector in place then writes only its values)."""
+        self._materialize()
+        return 0 if self._present is None else self._present.data.ptr
 
     @property
     def dtype(self) -> np.dtype:
@@ -90,22 +101,21 @@ class GpuVector:
 
     def adopt_one(self, absent):
         """For a one-entry vector not built yet (``GpuExecutor.vector`` of one host index):
-        give it uninitialized storage and return ``(index, value, values, present)``, which
-        the caller must fill (``present`` true only at ``index``, ``values[index] = value``
-        and ``absent`` elsewhere). None for any other vector."""
+        give it uninitialized values, kept without presence bytes, and return ``(index,
+        value, values)``; the caller must fill them (``values[index] = value`` and
+        ``absent`` elsewhere, which must differ from ``value``). None for any other vector."""
         if self._one is None or self._lazy is None:
             return None
         index, value, dtype = self._one
         self._values = cp.empty(self.size, dtype=dtype)
-        self._present = cp.empty(self.size, dtype=bool)
         self._lazy = None
         self.absent = absent
-        return index, value, self._values, self._present
+        return index, value, self._values
 
-    def release(self) -> tuple[cp.ndarray, cp.ndarray]:
-        """(values, present), handed over: the vector may not be used afterwards."""
+    def release(self) -> cp.ndarray:
+        """The values, handed over: the vector may not be used afterwards."""
         self._materialize()
-        out = self._values, self._present
+        out = self._values
         self._values = self._present = self._queue = self._queue_build = None
         self._nvals = self._host_queue = self.bfs_state = self._one = self.absent = None
         self._lazy = _released

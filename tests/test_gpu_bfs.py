@@ -260,6 +260,46 @@ def test_pull_levels_and_push_from_a_pull_bitmap(directed):
         np.testing.assert_array_equal(runs[name][2], level, err_msg=name)
 
 
+def test_bfs_vectors_without_presence_bytes():
+    """A BFS's parent and level vectors keep no presence bytes (they are values != -1) until
+    a step reads them; from then on the fused kernels keep them, also after a generic step
+    wrote -1 as a present value. Step by step equal to the cpu executor."""
+    from lagraph_py.executor import PUSH
+    from lagraph_py.generate import kronecker
+    G = kronecker(9, seed=5, directed=False)
+    s = int(np.argmax(G.out_degree()))
+    sr = "any_secondi"
+    runs = {}
+    for name in ("cpu", "gpu"):
+        ex = get_executor(name)
+        A, AT = ex.matrix(G), ex.matrix(G, transpose=True)
+        degrees = (ex.degree(G), ex.degree(G, incoming=True))
+        frontier, visited, level = (ex.vector(G.n, [s], [v]) for v in (s, s, 0))
+        frontier, _ = ex.bfs_level(A, AT, frontier, visited, level, 1, ex.auto_methods[PUSH],
+                                   sr, degrees)
+        if name == "gpu":
+            assert visited.presence_address() == 0 and level.presence_address() == 0
+        seen = [asnumpy(ex.to_coo(visited)[0])]                  # read: presence made
+        if name == "gpu":
+            assert visited.presence_address() != 0
+        frontier, _ = ex.bfs_level(A, AT, frontier, visited, level, 2, ex.auto_methods[PUSH],
+                                   sr, degrees)
+        ex.assign_scalar(level, -1, mask=frontier)              # present, with value -1
+        seen.append(asnumpy(ex.to_coo(level)[0]))
+        nq = ex.nvals(frontier)
+        k = 2
+        while nq:
+            k += 1
+            frontier, stats = ex.bfs_level(A, AT, frontier, visited, level, k,
+                                           ex.auto_methods[PUSH], sr, degrees)
+            nq = stats.nq
+        seen += [asnumpy(x) for x in ex.to_coo(level)] + [asnumpy(ex.to_coo(visited)[0])]
+        runs[name] = seen
+    assert (runs["cpu"][3] == -1).sum() > 0                        # the -1 values survive
+    for cpu, gpu in zip(runs["cpu"], runs["gpu"]):
+        np.testing.assert_array_equal(gpu, cpu)
+
+
 def test_unknown_method_is_refused():
     G = Graph.from_edges([0], [1])
     with pytest.raises(ValueError):

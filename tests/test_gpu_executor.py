@@ -126,6 +126,23 @@ def test_to_dense_consume(seed, kind):
         GPU.to_dense(g, -1)
 
 
+def test_kernel_launch_packs_arguments():
+    """The launcher packs ints, 32-bit ints, floats and arrays into the driver's parameter
+    block, and refuses a call with the wrong number of arguments."""
+    from gpu_backend import _module
+    out, present = cp.zeros(5), cp.zeros(5, dtype=bool)
+    set_one = _module.kernel("set_one", np.float64)
+    set_one((1,), (32,), (2, np.float64(-1.25), out, present, 5))
+    np.testing.assert_array_equal(host(out), [0, 0, -1.25, 0, 0])
+    np.testing.assert_array_equal(host(present), [False, False, True, False, False])
+    with pytest.raises(TypeError, match="5 arguments"):
+        set_one((1,), (32,), (2, np.float64(1.0), out, present))
+    status = cp.full(6, 9, dtype=cp.int32)
+    mark = _module.kernel("mark_queue", np.int32)
+    mark((1,), (32,), (cp.asarray([1, 4], dtype=cp.int32), 2, np.int32(-7), status))
+    np.testing.assert_array_equal(host(status), [9, -7, 9, 9, -7, 9])
+
+
 # ---------------------------------------------------------------------- element-wise
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("op", BINARY_OPS)

@@ -4,8 +4,10 @@
 // Shared state of one BFS run (gpu_backend/bfs_steps.py):
 //   st[v]    int32 status: the level at which v was visited, UNV if unvisited (Enterprise's
 //            status array). Vertices visited before the run's first fused level hold OLD.
-//   pv/pp    values / presence bytes of the `parent` vector (pv = parent id, or 1 for ANY_PAIR)
-//   lv/lp    values / presence bytes of the `level` vector (null when levels are not wanted)
+//   pv/pp    values / presence bytes of the `parent` vector (pv = parent id, or 1 for ANY_PAIR;
+//            pp null while the vector keeps no presence bytes: gpu_backend/vector.py)
+//   lv/lp    values / presence bytes of the `level` vector (lv null when levels are not
+//            wanted, lp as pp)
 //   cnt[0]   vertices in the new frontier, cnt[1] their out-edges, cnt[2] their in-edges
 //            (LevelStats, read back with one device-to-host copy per level)
 //   hc[]     hub cache, direct mapped: hc[v & (HC - 1)] = (level << 32) | v for frontier
@@ -14,13 +16,17 @@
 
 #define UNV 0x7fffffff
 #define HC 2048
+#define CTL 12          // control words of a multi-level kernel (bfs_steps.py _CTL)
 
 __device__ __forceinline__ void visit(long long v, long long u, int k, long long* pv,
                                       unsigned char* pp, long long* lv, unsigned char* lp,
                                       int want_parent) {
     pv[v] = want_parent ? u : 1;
-    pp[v] = 1;
-    if (lv) { lv[v] = k; lp[v] = 1; }
+    if (pp) pp[v] = 1;
+    if (lv) {
+        lv[v] = k;
+        if (lp) lp[v] = 1;
+    }
 }
 
 // Claim unvisited vertex v for level k (status UNV -> k); true for the one thread that wins.
@@ -384,18 +390,21 @@ __device__ __forceinline__ bool in_frontier(long long u, const unsigned long lon
 // fewer than max_levels ran and it grew or holds at least min_nq vertices (the direction
 // rule's pull condition; see lagraph_py/algorithms/bfs.py).
 // ctl: [0..2] frontier sizes, [3..5] their out-edges (rotating by level), [6] in-edges of
-// all vertices visited. bar: see grid_sync. Results: publish to out.
+// all vertices visited; zero at launch. ctl_next: the next multi-level launch's control
+// words, zeroed here (so no launch needs a memset first). bar: see grid_sync. Results:
+// publish to out.
 template <typename I>
 __global__ void __launch_bounds__(512, 4)
 pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __restrict__ heads,
          long long n, int* st, int k,
          long long* pv, unsigned char* pp, long long* lv, unsigned char* lp, int want_parent,
          const I* __restrict__ out_ptr, const I* __restrict__ in_ptr, unsigned long long* ctl,
-         unsigned long long* hc, long long hub_deg, unsigned* bits0, unsigned* bits1,
-         int serial, long long prev_nq, long long min_nq, int max_levels, unsigned int* bar,
-         unsigned long long* out) {
+         unsigned long long* ctl_next, unsigned long long* hc, long long hub_deg,
+         unsigned* bits0, unsigned* bits1, int serial, long long prev_nq, long long min_nq,
+         int max_levels, unsigned int* bar, unsigned long long* out) {
     __shared__ unsigned long long cache[HC];
     const unsigned full = 0xffffffffu;
+    if (blockIdx.x == 0 && threadIdx.x < CTL) ctl_next[threadIdx.x] = 0;
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const int lane = threadIdx.x & 31;
@@ -527,8 +536,9 @@ __global__ void bits_queue(const unsigned* __restrict__ bits, long long words, I
 // ctl: [0..2] queue counts (rotating), [3..5] out-edge sums (rotating), [6] in-edge sum of
 // all vertices visited, [7..9] largest out-degree (rotating), [10] the length of the queue
 // made from in_bits, [11] the first frontier's largest out-degree when the caller does not
-// know it (max_deg 0). bar: see grid_sync. Results: publish to out, the fifth word telling
-// which buffer holds the last frontier (0: qa, 1: qb).
+// know it (max_deg 0); zero at launch. ctl_next: as in pull_hub. bar: see grid_sync.
+// Results: publish to out, the fifth word telling which buffer holds the last frontier
+// (0: qa, 1: qb).
 // Without a queue (q0 null) the first frontier is read from its bitmap in_bits; unless
 // out_bits is null, a non-empty last frontier is also left there as a bitmap.
 __device__ __forceinline__ long long group_size(unsigned long long max_deg, long long nq,
@@ -573,10 +583,11 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
                                 long long balance, int k, long long limit,
                                 long long edge_limit, int* st, long long* pv, unsigned char* pp,
                                 long long* lv, unsigned char* lp, int want_parent,
-                                unsigned long long* ctl, unsigned int* bar,
-                                unsigned long long* hc, long long hub_deg,
+                                unsigned long long* ctl, unsigned long long* ctl_next,
+                                unsigned int* bar, unsigned long long* hc, long long hub_deg,
                                 const unsigned* in_bits, unsigned* out_bits, long long words,
                                 unsigned long long* out) {
+    if (blockIdx.x == 0 && threadIdx.x < CTL) ctl_next[threadIdx.x] = 0;
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -658,15 +669,16 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
 // Status array of a BFS from the visited bitmap: OLD where visited, UNV elsewhere, and
 // `val` at vertex `one` (the source) when one >= 0, which is also written to the one-entry
 // queue q1. Also empties the hub cache and zeroes the ncnt level counters.
-// A one-entry parent (or level) vector not yet built is built here as well: pp (lp) gets
-// presence only at p1 (l1), pv (lv) the value pval (lval) there and `absent` elsewhere; the
-// visited bitmap is then that one entry (pres is null). Null pp / lp: nothing to build.
+// A one-entry parent (or level) vector not yet built is built here as well: pv (lv) gets
+// the value pval (lval) at p1 (l1) and `absent` elsewhere (the vector keeps no presence
+// bytes); the visited set is then that one entry (pres is null). Null pv / lv: nothing to
+// build.
 template <typename I>
 __global__ void init_status(const unsigned char* __restrict__ pres, long long n, int* st,
                             long long one, int val, I* q1, unsigned long long* hc,
                             unsigned long long* cnt, int ncnt, long long p1, long long* pv,
-                            unsigned char* pp, long long pval, long long l1, long long* lv,
-                            unsigned char* lp, long long lval, long long absent) {
+                            long long pval, long long l1, long long* lv, long long lval,
+                            long long absent) {
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
     if (tid == 0 && one >= 0) q1[0] = (I)one;
@@ -675,8 +687,8 @@ __global__ void init_status(const unsigned char* __restrict__ pres, long long n,
     for (long long v = tid; v < n; v += stride) {
         const bool seen = pres ? pres[v] != 0 : v == p1;
         st[v] = v == one ? val : (seen ? -2 : UNV);
-        if (pp) { pp[v] = v == p1; pv[v] = v == p1 ? pval : absent; }
-        if (lp) { lp[v] = v == l1; lv[v] = v == l1 ? lval : absent; }
+        if (pv) pv[v] = v == p1 ? pval : absent;
+        if (lv) lv[v] = v == l1 ? lval : absent;
     }
 }
 
