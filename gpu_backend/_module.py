@@ -87,7 +87,8 @@ class Kernel:
         self._local = threading.local()
 
     def _block(self, args):
-        """This thread's (packing format, argument buffer, parameter pointer array)."""
+        """This thread's (packing format, argument buffer, parameter pointer array, its
+        address); holding the two ctypes objects keeps the addresses valid."""
         block = getattr(self._local, "block", None)
         if block is None:
             if self._format is None:

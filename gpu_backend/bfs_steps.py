@@ -57,7 +57,7 @@ from .vector import GpuVector
 UNV = 0x7FFFFFFF
 HC = 2048                      # hub cache slots (bfs.cu)
 _NULL = 0                      # a null pointer argument (64-bit kernel arguments are
-                               # passed as Python ints, which CuPy sends as int64)
+                               # Python ints, packed as int64 by _module.Kernel)
 _SLOTS = 64                    # levels whose counters are zeroed by one fill
 _CTL = 12                      # control words of push_persistent and pull_hub (bfs.cu CTL)
 _NCNT = 3 * _SLOTS + 2 * _CTL + 1  # counter words of a BFS state

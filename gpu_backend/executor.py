@@ -268,14 +268,14 @@ class GpuExecutor(BfsSteps, Executor):
 
     def assign(self, w, u, *, mask=None) -> None:
         sel = u.present if mask is None else (u.present & mask.present)
-        present = w.present                        # before the values change
-        cp.copyto(w.values, u.values, casting="unsafe", where=sel)
+        values, present = w.for_update()
+        cp.copyto(values, u.values, casting="unsafe", where=sel)
         cp.logical_or(present, sel, out=present)
         w.touched()
 
     def assign_scalar(self, w, value, *, mask) -> None:
-        present = w.present                        # before the values change
-        cp.copyto(w.values, w.dtype.type(value), casting="unsafe", where=mask.present)
+        values, present = w.for_update()
+        cp.copyto(values, w.dtype.type(value), casting="unsafe", where=mask.present)
         cp.logical_or(present, mask.present, out=present)
         w.touched()
 

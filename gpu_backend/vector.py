@@ -77,6 +77,13 @@ class GpuVector:
             self._present = self._values != self.absent
         return self._present
 
+    def for_update(self) -> tuple[cp.ndarray, cp.ndarray]:
+        """(values, present) for a step that writes the vector in place. The presence bytes
+        are made first: while the vector keeps none they are derived from the values, and
+        the step may set a present entry to the ``absent`` value."""
+        present = self.present
+        return self._values, present
+
     def presence_address(self) -> int:
         """Device address of the presence bytes, 0 while the vector keeps none (a kernel
         writing the vector in place then writes only its values)."""
