@@ -21,6 +21,8 @@ from lagraph_py.executor import SEMIRINGS, Executor, monoid_identity
 
 from . import _module
 from .bfs_steps import BfsSteps
+from .msf_steps import MsfSteps
+from .scc_steps import SccSteps
 from .storage import DeviceMatrix, device_matrix
 from .vector import GpuVector
 
@@ -82,7 +84,7 @@ def _result_dtype(op, a, b) -> np.dtype:
     return _INT64 if op in _COMPARISONS else np.result_type(a, b)
 
 
-class GpuExecutor(BfsSteps, Executor):
+class GpuExecutor(BfsSteps, MsfSteps, SccSteps, Executor):
     """The step vocabulary on a CUDA GPU through CuPy (see the module docstring)."""
 
     name = "gpu"

@@ -157,6 +157,13 @@ class CpuExecutor(Executor):
         k = np.flatnonzero(present)
         return _from_sorted(size, k, out[k])
 
+    def select_edges(self, M, labels):
+        D = labels.diag()
+        row_label = D.mxm(M, gb.semiring.any_first).new()     # (i, j) -> labels(i)
+        col_label = M.mxm(D, gb.semiring.any_second).new()    # (i, j) -> labels(j)
+        same = row_label.ewise_mult(col_label, binary.eq).new()
+        return same.select("==", True).new()
+
 
 def _from_sorted(size, indices, values):
     """A Vector from ascending distinct ``indices``; a full one skips the index build."""

@@ -8,9 +8,10 @@ entry of the mask is "true" when present, whatever its value. ``docs/executor.md
 the table of steps with their cpu and gpu implementations.
 
 Group steps (:meth:`Executor.bfs_level`, :meth:`Executor.bfs_push_levels`,
-:meth:`Executor.bfs_pull_levels`) are defined here by their primitive steps; an executor may
-replace one with a fused kernel, provided the result is the same. The algorithm text never
-changes.
+:meth:`Executor.bfs_pull_levels`, :meth:`Executor.spanning_forest`,
+:meth:`Executor.scc_signatures`) are defined here by their primitive steps; an executor may
+replace one with fused code (a kernel, a compiled loop), provided the result is the same.
+The algorithm text never changes.
 """
 
 from __future__ import annotations
@@ -186,6 +187,11 @@ class Executor(ABC):
         """Scatter-reduce: ``w(i) = ⊕ {values(k) : index(k) == i}`` over the entries
         present in both ``index`` and ``values``."""
 
+    @abstractmethod
+    def select_edges(self, M, labels) -> Any:
+        """The entries ``M(i, j)`` with ``labels(i) == labels(j)``, both present: a matrix
+        of the same kind as ``M`` (the edges inside one class of a vertex partition)."""
+
     # ---------------------------------------------------------------- group steps
     def bfs_level(self, A, AT, frontier, parent, level, k: int, method: str, semiring: str,
                   degrees=None) -> tuple[Any, LevelStats]:
@@ -245,6 +251,35 @@ class Executor(ABC):
                 return frontier, k, stats._replace(visited_in_edges=vin)
             nq, k = stats.nq, k + 1
 
+    def spanning_forest(self, G) -> tuple[Any, Any, Any, Any]:
+        """The minimum spanning forest of the undirected graph ``G``: executor arrays
+        ``(src, dst, weight, component)``.
+
+        One row per forest edge, ``src < dst``, rows in the strict order (weight, src, dst)
+        that makes the forest unique; ``weight`` as ``G``'s weights (int64 ones when
+        unweighted); ``component[v]`` the smallest vertex id of the tree of ``v``.
+
+        Defined by the Filter-Borůvka text of :mod:`lagraph_py.algorithms.msf`
+        (:func:`~lagraph_py.algorithms.msf.boruvka_forest`): rank chunks, Borůvka rounds
+        and pointer jumping in the primitive steps above. An executor may replace the whole
+        with fused code that returns the same forest.
+        """
+        from .algorithms.msf import boruvka_forest
+        return boruvka_forest(self, G)
+
+    def scc_signatures(self, A, AT, active, label) -> None:
+        """Label, in place in ``label``, every vertex of ``active`` with the smallest id of
+        its strongly connected component.
+
+        ``A`` and ``AT`` are the loop-free adjacency and its transpose; ``active`` (values:
+        own ids) is a union of whole components, and only the subgraph it induces is
+        looked at. Defined by the signature rounds of :mod:`lagraph_py.algorithms.scc`
+        (:func:`~lagraph_py.algorithms.scc.signature_rounds`) in the primitive steps above;
+        an executor may replace the whole with fused code giving the same labels.
+        """
+        from .algorithms.scc import signature_rounds
+        signature_rounds(self, A, AT, active, label)
+
     def _level_stats(self, frontier, new, degrees) -> LevelStats:
         nq = self.nvals(frontier)
         if degrees is None or nq == 0:
@@ -257,18 +292,22 @@ class Executor(ABC):
 _EXECUTORS: dict[str, Executor] = {}
 
 
-def get_executor(backend: str) -> Executor:
+def get_executor(backend) -> Executor:
     """Return the executor named ``backend`` ("cpu" or "gpu"), creating it on first use.
 
-    The gpu executor lives in the separate package ``gpu_backend`` and is imported only
-    here, so ``import lagraph_py`` works on machines without CuPy.
+    An :class:`Executor` instance is returned as it is (``backend=CpuExecutor()`` runs the
+    reference cpu executor, whose group steps are the primitive definitions above). The gpu
+    executor lives in the separate package ``gpu_backend`` and is imported only here, so
+    ``import lagraph_py`` works on machines without CuPy.
     """
+    if isinstance(backend, Executor):
+        return backend
     if backend not in ("cpu", "gpu"):
         raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
     if backend not in _EXECUTORS:
         if backend == "cpu":
-            from .cpu import CpuExecutor
-            _EXECUTORS[backend] = CpuExecutor()
+            from .cpu_steps import FusedCpuExecutor
+            _EXECUTORS[backend] = FusedCpuExecutor()
         else:
             from gpu_backend import GpuExecutor  # raises a clear ImportError without CuPy/GPU
             _EXECUTORS[backend] = GpuExecutor()

@@ -114,12 +114,21 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
                 "edge {u, v} (parallel edges keep the lightest)")
         src, dst, w = G.edges()
         G = Graph.from_edges(src, dst, w, n=G.n, directed=False)
+    src, dst, weight, component = ex.spanning_forest(G)          # the group step
+    return MSFResult(src=src, dst=dst, weight=weight,
+                     total_weight=_exact_total(asnumpy(weight)), component=component)
+
+
+def boruvka_forest(ex, G: Graph):
+    """The text above in primitive steps: what :meth:`Executor.spanning_forest` stands for.
+
+    Returns executor arrays ``(src, dst, weight, component)``, rows in rank order.
+    """
     eu, ev, w = _undirected_edges(G)
     n, m = G.n, eu.size
     if m == 0:                                        # no edge joins two vertices
         none = np.empty(0, np.int64)
-        return MSFResult(src=ex.array(none), dst=ex.array(none), weight=ex.array(w),
-                         total_weight=_exact_total(w), component=ex.array(np.arange(n)))
+        return ex.array(none), ex.array(none), ex.array(w), ex.array(np.arange(n))
     ranking = _Ranking(w)
 
     comp = ex.iota(n)                                 # vertex -> its component (a root id)
@@ -137,9 +146,8 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
 
     tree = np.concatenate([edges[asnumpy(ex.to_coo(forest)[0])]   # sync: once per chunk
                            for edges, forest in forests])
-    return MSFResult(
-        src=ex.array(eu[tree]), dst=ex.array(ev[tree]), weight=ex.array(w[tree]),
-        total_weight=_exact_total(w[tree]), component=_canonical_labels(ex, n, comp))
+    return (ex.array(eu[tree]), ex.array(ev[tree]), ex.array(w[tree]),
+            _canonical_labels(ex, n, comp))
 
 
 def _relabelled(ex, comp, u, v):

@@ -98,11 +98,17 @@ def _strong_components(ex, G):
         active, npairs = _trim_pairs(ex, A, AT, active, label)
         if npairs:
             active = _trim(ex, A, AT, active, label)
+    if ex.nvals(active):
+        ex.scc_signatures(A, AT, active, label)     # the group step: every vertex left
+    return label
+
+
+def signature_rounds(ex, A, AT, active, label):
+    """What :meth:`Executor.scc_signatures` stands for: label every active vertex."""
     while ex.nvals(active):
         colour = _colour(ex, A, AT, active)
         active = _colour_sets(ex, A, AT, colour, active, label)
         active = _trim(ex, A, AT, active, label)
-    return label
 
 
 # ------------------------------------------------------------------------ phases
