@@ -67,3 +67,23 @@ def _fmt(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return "" if v is None else str(v)
+
+
+def write_egr(path, G, *, weights=None) -> Path:
+    """Write ``G`` without self-loops as an ECL ``.egr`` file (little-endian int32:
+    ``nodes, edges, nindex[nodes + 1], nlist[edges]``, then ``weights[edges]`` if given,
+    aligned with ``nlist``) for the ECL peer codes; return the path."""
+    rows, cols = G.rows(), G.indices
+    keep = rows != cols
+    nlist = cols[keep].astype("<i4")
+    counts = np.bincount(rows[keep], minlength=G.n)
+    nindex = np.zeros(G.n + 1, dtype="<i4")
+    np.cumsum(counts, out=nindex[1:])
+    path = Path(path)
+    with path.open("wb") as f:
+        np.array([G.n, nlist.size], dtype="<i4").tofile(f)
+        nindex.tofile(f)
+        nlist.tofile(f)
+        if weights is not None:
+            np.asarray(weights)[keep].astype("<i4").tofile(f)
+    return path

@@ -40,6 +40,8 @@ _KERNELS = {
     "push_balanced": ("bfs.cu", 1), "bits_queue": ("bfs.cu", 1),
     "pull_hub": ("bfs.cu", 1), "push_persistent": ("bfs.cu", 1),
     "mark_queue": ("bfs.cu", 1), "init_status": ("bfs.cu", 1), "status_bits": ("bfs.cu", 0),
+    # msf.cu
+    # scc.cu
 }
 
 

@@ -9,7 +9,7 @@ the table of steps with their cpu and gpu implementations.
 
 Group steps (:meth:`Executor.bfs_level`, :meth:`Executor.bfs_push_levels`,
 :meth:`Executor.bfs_pull_levels`, :meth:`Executor.spanning_forest`,
-:meth:`Executor.scc_signatures`) are defined here by their primitive steps; an executor may
+:meth:`Executor.scc_trim`, :meth:`Executor.scc_signatures`) are defined here by their primitive steps; an executor may
 replace one with fused code (a kernel, a compiled loop), provided the result is the same.
 The algorithm text never changes.
 """
@@ -266,6 +266,16 @@ class Executor(ABC):
         """
         from .algorithms.msf import boruvka_forest
         return boruvka_forest(self, G)
+
+    def scc_trim(self, A, AT, active, label) -> Any:
+        """Label every vertex of ``active`` that has no active in- or out-neighbour by its
+        own id, repeatedly, and return the vertices left (values: own ids).
+
+        ``A``, ``AT``, ``active`` and ``label`` as in :meth:`scc_signatures`. Defined by
+        the trim rounds of :mod:`lagraph_py.algorithms.scc` (``trim``).
+        """
+        from .algorithms.scc import trim
+        return trim(self, A, AT, active, label)
 
     def scc_signatures(self, A, AT, active, label) -> None:
         """Label, in place in ``label``, every vertex of ``active`` with the smallest id of

@@ -90,14 +90,14 @@ def _strong_components(ex, G):
     label = ex.vector(G.n, np.empty(0, np.int64), np.empty(0, np.int64))
     active = ex.iota(G.n)
 
-    active = _trim(ex, A, AT, active, label)
+    active = ex.scc_trim(A, AT, active, label)
     if ex.nvals(active):
         active = _forward_backward(ex, G, A, AT, active, label)
-        active = _trim(ex, A, AT, active, label)
+        active = ex.scc_trim(A, AT, active, label)
     if TRIM_PAIRS and ex.nvals(active):
         active, npairs = _trim_pairs(ex, A, AT, active, label)
         if npairs:
-            active = _trim(ex, A, AT, active, label)
+            active = ex.scc_trim(A, AT, active, label)
     if ex.nvals(active):
         ex.scc_signatures(A, AT, active, label)     # the group step: every vertex left
     return label
@@ -112,6 +112,11 @@ def signature_rounds(ex, A, AT, active, label):
 
 
 # ------------------------------------------------------------------------ phases
+def trim(ex, A, AT, active, label):
+    """What :meth:`Executor.scc_trim` stands for (see the phases above)."""
+    return _trim(ex, A, AT, active, label)
+
+
 def _trim(ex, A, AT, active, label):
     """Label every active vertex without an active in- or out-neighbour by its own id,
     repeatedly, and return the vertices left.
