@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import platform
@@ -16,13 +17,154 @@ RESULTS = Path(__file__).parent / "results"
 
 def median_seconds(fn, repeats: int) -> float:
     """Median wall time of ``fn()`` over ``repeats`` calls, after one warm-up call."""
-    fn()
+    return timings(fn, [()] * repeats, budget=None)["seconds"]
+
+
+def timings(fn, arguments: list[tuple], budget: float | None = 10.0, sync=None) -> dict:
+    """Wall times of ``fn(*a)`` for each ``a`` in ``arguments``, after one warm-up call with
+    the first: median, min and max seconds and the number of runs. A call slower than
+    ``budget / len(arguments)`` seconds at warm-up runs on the first few arguments only
+    (at least two), to stay near ``budget``; ``budget=None`` runs them all. ``sync()``, if
+    given, follows every call inside its timing (a GPU call up to a device synchronization)."""
+    sync = sync or (lambda: None)
+    t0 = time.perf_counter()
+    fn(*arguments[0])
+    sync()
+    warm = time.perf_counter() - t0
+    if budget is not None:
+        arguments = arguments[:max(2, int(budget / max(warm, 1e-9)))]
     times = []
-    for _ in range(repeats):
+    for a in arguments:
         t0 = time.perf_counter()
-        fn()
+        fn(*a)
+        sync()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return dict(seconds=statistics.median(times), min_s=min(times), max_s=max(times),
+                runs=len(times))
+
+
+def versions(modules=("numpy", "scipy", "graphblas", "numba", "igraph", "networkit",
+                      "rustworkx", "lagraph_py"), *, absent: bool = True) -> dict:
+    """Python and the versions of ``modules``: None for one that does not import, or no
+    entry at all with ``absent=False``."""
+    out = {"python": platform.python_version()}
+    for name in modules:
+        try:
+            out[name] = getattr(importlib.import_module(name), "__version__", "?")
+        except ImportError:
+            if absent:
+                out[name] = None
+    return out
+
+
+def graph_statistics(G, *, self_loops: bool = False) -> dict:
+    """Vertices, edges, stored entries, direction (self-loops too with ``self_loops=True``)
+    and degrees of a ``lagraph_py.Graph``."""
+    deg = G.out_degree()
+    out = dict(n=G.n, edges=G.nedges, nstored=G.nstored, directed=G.directed)
+    if self_loops:
+        out["self_loops"] = G.nself_loops
+    return dict(out, max_degree=int(deg.max()) if G.n else 0,
+                mean_degree=round(G.nstored / max(G.n, 1), 3))
+
+
+# ---------------------------------------------------------------------- peers
+#: The libraries a Python user already has for these tasks, in the order printed.
+PEERS = ("scipy", "igraph", "networkit", "rustworkx")
+#: Every peer :func:`peer_runs` can build: :data:`PEERS` and networkx (pure Python, for
+#: small graphs only).
+ALL_PEERS = PEERS + ("networkx",)
+
+
+def peer_runs(task: str, G, peers=PEERS) -> dict:
+    """``{peer: run}`` for each of ``peers`` (names in :data:`ALL_PEERS`) importable here:
+    ``run(source)`` for "bfs", ``run()`` for "msf" and "scc"; the peer's own graph is
+    built here, before timing.
+
+    scipy's MST gets the upper triangle (its fastest input), its BFS ``directed=True``
+    on the stored (symmetric) matrix; every BFS computes parents or levels.
+    """
+    out = {}
+    for peer in peers:
+        try:
+            out[peer] = _PEER_BUILDERS[peer](task, G)
+        except ImportError:
+            continue
+    return out
+
+
+def _scipy(task, G):
+    import scipy.sparse as sp
+    import scipy.sparse.csgraph as csgraph
+    A = G.to_scipy()
+    if task == "bfs":
+        return lambda s: csgraph.breadth_first_order(A, s, directed=True,
+                                                     return_predecessors=True)
+    if task == "msf":
+        U = sp.triu(A.astype(np.float64), format="csr")
+        return lambda: csgraph.minimum_spanning_tree(U)
+    return lambda: csgraph.connected_components(A, directed=G.directed, connection="strong")
+
+
+def _igraph(task, G):
+    import igraph
+    src, dst, w = G.edges()
+    g = igraph.Graph(n=G.n, edges=np.column_stack([src, dst]), directed=G.directed)
+    if task == "bfs":
+        return lambda s: g.bfs(s)                       # order, layers and parents
+    if task == "msf":
+        weights = None if w is None else w.tolist()
+        return lambda: g.spanning_tree(weights=weights, return_tree=False)
+    return lambda: g.connected_components(mode="strong")
+
+
+def _networkit(task, G):
+    import networkit as nk
+    src, dst, w = G.edges()
+    if task == "msf":       # a maximum spanning forest of the negated weights
+        weights = -(np.ones(src.size) if w is None else w.astype(np.float64))
+        g = nk.GraphFromCoo((weights, (src, dst)), n=G.n, directed=False, weighted=True)
+        return lambda: nk.graph.RandomMaximumSpanningForest(g).run()
+    g = nk.GraphFromCoo((src, dst), n=G.n, directed=G.directed)
+    if task == "bfs":
+        return lambda s: nk.distance.BFS(g, s, storePaths=False).run()   # distances
+    cc = (nk.components.StronglyConnectedComponents if G.directed
+          else nk.components.ConnectedComponents)
+    return lambda: cc(g).run()
+
+
+def _rustworkx(task, G):
+    import rustworkx as rx
+    src, dst, w = G.edges()
+    g = rx.PyDiGraph() if G.directed else rx.PyGraph()
+    g.add_nodes_from(range(G.n))
+    weights = np.ones(src.size) if w is None else w
+    g.add_edges_from(list(zip(src.tolist(), dst.tolist(), weights.tolist())))
+    if task == "bfs":
+        return lambda s: rx.bfs_layers(g, [s])          # levels (no parents API)
+    if task == "msf":
+        return lambda: list(rx.minimum_spanning_edges(g, weight_fn=float))
+    return ((lambda: rx.strongly_connected_components(g)) if G.directed
+            else (lambda: rx.connected_components(g)))
+
+
+def _networkx(task, G):
+    import networkx as nx
+    src, dst, w = G.edges()
+    g = nx.DiGraph() if G.directed else nx.Graph()
+    g.add_nodes_from(range(G.n))
+    weights = np.ones(src.size) if w is None else w
+    g.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), weights.tolist()))
+    if task == "bfs":
+        return lambda s: dict(nx.bfs_predecessors(g, s))
+    if task == "msf":
+        return lambda: list(nx.minimum_spanning_edges(g, data=False))
+    components = nx.strongly_connected_components if G.directed else nx.connected_components
+    return lambda: list(components(g))
+
+
+_PEER_BUILDERS = dict(scipy=_scipy, igraph=_igraph, networkit=_networkit,
+                      rustworkx=_rustworkx, networkx=_networkx)
 
 
 def sources(G, count: int, seed: int = 0) -> list[int]:

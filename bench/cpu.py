@@ -1,107 +1,188 @@
-"""CPU benchmark: the cpu executor against scipy.sparse.csgraph, measured in the same run.
+"""CPU benchmark: lagraph_py's cpu executor against scipy.sparse.csgraph, python-igraph,
+networkit and rustworkx, measured in the same process.
 
 Usage::
 
-    python bench/cpu.py                      # Kronecker scale 16..20 and a 1000x1000 grid
-    python bench/cpu.py --scales 16 18 --no-grid --repeats 3
+    python bench/cpu.py                 # every graph below (several minutes on two cores)
+    python bench/cpu.py --quick         # small graphs of each class, under a minute
+    python bench/cpu.py --graphs kron18 road --sources 4
 
-For each graph: BFS (auto, push, pull; median over sources with nonzero degree) against
-``breadth_first_order``, MSF against ``minimum_spanning_tree`` and SCC against
-``connected_components(connection="strong")``. Prints a table and writes
-``bench/results/cpu.json``; ``speedup`` is scipy's median time over ours.
+Graphs (BFS and MSF on the undirected graph with random real weights, SCC on its directed
+variant): ``kron18``, ``kron20`` (Graph500 Kronecker; SCC on the directed draw),
+``grid1000`` (1000 x 1000; SCC on a random orientation), ``road`` (``generate.road(340, 340)``:
+about 115k vertices and several hundred BFS levels; SCC gives its connected components)
+and ``small`` (``generate.road(55, 55)``, about 3k vertices). SCC only: ``grid500`` (a
+randomly oriented 500 x 500 grid) and ``mesh`` (a 64^3 mesh, sweep orientation with a
+tenth of the edges two-way). ``--quick`` takes Kronecker 12 and 14, grids 200 and 150,
+``road`` 100 x 100 and a 20^3 mesh.
+
+BFS times are medians over ``--sources`` random vertices with an out-edge (each taken
+several times on graphs below 100k stored entries; lagraph_py with levels and parents,
+for ``method`` auto, push and pull); MSF and SCC over ``--repeats`` calls. Every timing
+follows one warm-up call, so numba's first-call compilation (cached on disk afterwards)
+is never timed; it is measured apart, as ``first_call_s``. A contestant whose warm-up
+takes over 10 s / runs is timed on two runs only (``runs`` in the JSON): rustworkx on
+Kronecker 20, and a pure pull BFS on a long-diameter graph, O(n x levels). Each
+lagraph_py result is validated once. Peers that do not import are skipped. Prints a table
+(``peer/ours``: a peer's time over lagraph_py's, above 1 where lagraph_py is faster) and
+writes ``bench/results/cpu.json`` (or ``--out``).
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
-import scipy.sparse.csgraph as csgraph
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import lagraph_py as lg  # noqa: E402
-from common import cpu_name, median_seconds, print_table, sources, write_json  # noqa: E402
+from common import (cpu_name, graph_statistics, peer_runs, print_table, sources,  # noqa: E402
+                    timings, versions, write_json)
 
 BFS_METHODS = ("auto", "push", "pull")
+TASKS = ("bfs", "msf", "scc")
+#: Graphs of fewer stored entries get each BFS source 64 / sources times (more samples).
+SMALL_GRAPH = 100_000
 
 
-def bfs_rows(name, G, nsources):
-    A = G.to_scipy()
-    picks = sources(G, nsources)
+def _road(rows, cols, seed=0):
+    return lg.generate.road(rows, cols, keep=0.7, seed=seed, weights="real")
 
-    def per_source(fn):
-        fn(picks[0])  # warm-up: builds cached matrices and transposes
-        times = []
-        for s in picks:
-            t0 = time.perf_counter()
-            fn(s)
-            times.append(time.perf_counter() - t0)
-        return statistics.median(times)
 
-    base = per_source(lambda s: csgraph.breadth_first_order(
-        A, s, directed=G.directed, return_predecessors=True))
-    rows = [dict(graph=name, algorithm="bfs", method="scipy", seconds=base)]
+def graph_set(quick: bool) -> dict:
+    """``{name: (undirected graph or None, directed graph or None)}`` builders: BFS and
+    MSF run on the first, SCC on the second."""
+    gen = lg.generate
+    if quick:
+        sizes = dict(kron=(12, 14), grid=200, grid_scc=150, road=(100, 100), mesh=20)
+    else:
+        sizes = dict(kron=(18, 20), grid=1000, grid_scc=500, road=(340, 340), mesh=64)
+    out = {}
+    for scale in sizes["kron"]:
+        out[f"kron{scale}"] = lambda s=scale: (gen.kronecker(s, weights="real"),
+                                               gen.kronecker(s, directed=True))
+    g = sizes["grid"]
+    out[f"grid{g}"] = lambda: (gen.grid(g, g, weights="real"),
+                               gen.grid(g, g, directed=True, orientation="random"))
+    out["road"] = lambda: (_road(*sizes["road"]),) * 2
+    out["small"] = lambda: (_road(55, 55),) * 2
+    gs = sizes["grid_scc"]
+    out[f"grid{gs}"] = lambda: (None, gen.grid(gs, gs, directed=True, orientation="random"))
+    m = sizes["mesh"]
+    out["mesh"] = lambda: (None, gen.mesh(m, m, m, directed=True, orientation="sweep",
+                                          two_way=0.1))
+    return out
+
+
+def first_call_seconds() -> dict:
+    """Seconds of the first BFS of this process per method on a small graph: numba's
+    compilation, or its load from the on-disk cache."""
+    G = lg.generate.grid(20, 30)
+    out = {}
     for m in BFS_METHODS:
-        t = per_source(lambda s: lg.bfs(G, s, method=m))
-        rows.append(dict(graph=name, algorithm="bfs", method=m, seconds=t,
-                         speedup=base / t, MTEPS=G.nstored / t / 1e6))
+        t0 = time.perf_counter()
+        lg.bfs(G, 0, method=m)
+        out[m] = time.perf_counter() - t0
+    return out
+
+
+def bfs_rows(G, nsources):
+    picks = [(s,) for s in sources(G, nsources)]
+    if G.nstored < SMALL_GRAPH:                 # microseconds a call: more samples
+        picks *= -(-64 // len(picks))
+    rows = []
+    for m in BFS_METHODS:
+        lg.validate.bfs(G, picks[0][0], lg.bfs(G, picks[0][0], method=m))
+        rows.append(dict(implementation="lagraph_py", method=m,
+                         **timings(lambda s, m=m: lg.bfs(G, s, method=m), picks)))
+    for peer, run in peer_runs("bfs", G).items():
+        rows.append(dict(implementation=peer, **timings(run, picks)))
     return rows
 
 
-def timed_pair(name, algorithm, ours, theirs, repeats):
-    base = median_seconds(theirs, repeats)
-    t = median_seconds(ours, repeats)
-    return [dict(graph=name, algorithm=algorithm, method="scipy", seconds=base),
-            dict(graph=name, algorithm=algorithm, method="lagraph_py", seconds=t,
-                 speedup=base / t)]
+def task_rows(task, G, repeats):
+    ours = (lambda: lg.msf(G)) if task == "msf" else (lambda: lg.scc(G))
+    (lg.validate.msf if task == "msf" else lg.validate.scc)(G, ours())
+    calls = [()] * repeats
+    rows = [dict(implementation="lagraph_py", **timings(ours, calls))]
+    for peer, run in peer_runs(task, G).items():
+        rows.append(dict(implementation=peer, **timings(run, calls)))
+    return rows
 
 
-def graph_rows(name, G_undirected, G_directed, nsources, repeats):
-    rows = bfs_rows(name, G_undirected, nsources)
-    A = G_undirected.to_scipy()
-    rows += timed_pair(name, "msf", lambda: lg.msf(G_undirected),
-                       lambda: csgraph.minimum_spanning_tree(A), repeats)
-    D = G_directed.to_scipy()
-    rows += timed_pair(name + (" (directed)" if G_directed.directed else ""), "scc",
-                       lambda: lg.scc(G_directed),
-                       lambda: csgraph.connected_components(
-                           D, directed=G_directed.directed, connection="strong"), repeats)
+def add_ratios(rows) -> None:
+    """``peer/ours`` on each peer row (over lagraph_py's auto BFS or its one run); on
+    lagraph_py rows ``scipy/ours`` and ``best/ours`` (the fastest peer)."""
+    ours = next(r["seconds"] for r in rows if r["implementation"] == "lagraph_py"
+                and r.get("method") in (None, "auto"))
+    peers = {r["implementation"]: r["seconds"] for r in rows
+             if r["implementation"] != "lagraph_py"}
     for r in rows:
-        r.update(n=G_undirected.n, nstored=G_undirected.nstored)
-    return rows
+        if r["implementation"] == "lagraph_py":
+            if peers:
+                r["scipy/ours"] = peers.get("scipy", np.nan) / r["seconds"]
+                r["best/ours"] = min(peers.values()) / r["seconds"]
+        else:
+            r["peer/ours"] = r["seconds"] / ours
+
+
+def levels_of(G) -> int:
+    """BFS levels from the vertex of largest degree (a lower bound on the diameter)."""
+    return int(lg.bfs(G, int(np.argmax(G.out_degree())), parents=False).level.max())
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--scales", type=int, nargs="+", default=[16, 17, 18, 19, 20])
-    p.add_argument("--edgefactor", type=int, default=16)
-    p.add_argument("--no-grid", action="store_true", help="skip the 1000x1000 grid")
-    p.add_argument("--sources", type=int, default=8, help="BFS sources per graph")
-    p.add_argument("--repeats", type=int, default=3, help="timed runs of MSF and SCC")
+    p.add_argument("--quick", action="store_true", help="small graphs, under a minute")
+    p.add_argument("--graphs", nargs="+", default=None, help="names among the graph set")
+    p.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS))
+    p.add_argument("--sources", type=int, default=None, help="BFS sources (8; quick 4)")
+    p.add_argument("--repeats", type=int, default=None, help="MSF/SCC runs (3; quick 2)")
     p.add_argument("--out", default="cpu", help="name of the JSON file in bench/results")
     args = p.parse_args(argv)
+    nsources = args.sources or (4 if args.quick else 8)
+    repeats = args.repeats or (2 if args.quick else 3)
+    builders = graph_set(args.quick)
+    names = args.graphs or list(builders)
+    unknown = sorted(set(names) - set(builders))
+    if unknown:
+        p.error(f"unknown graphs {unknown}; choose among {list(builders)}")
 
-    rows = []
-    for scale in args.scales:
+    first = first_call_seconds()
+    print("first BFS call (numba compile or cache load), s:",
+          {m: round(t, 3) for m, t in first.items()}, flush=True)
+    rows, graphs = [], {}
+    for name in names:
         t0 = time.perf_counter()
-        G = lg.generate.kronecker(scale, args.edgefactor, weights="real")
-        D = lg.generate.kronecker(scale, args.edgefactor, directed=True)
-        print(f"kron{scale}: n={G.n} nstored={G.nstored} generated in "
-              f"{time.perf_counter() - t0:.1f} s", flush=True)
-        rows += graph_rows(f"kron{scale}", G, D, args.sources, args.repeats)
-    if not args.no_grid:
-        G = lg.generate.grid(1000, 1000, weights="real")
-        rows += graph_rows("grid1000x1000", G, G, args.sources, args.repeats)
-
-    print_table(rows, ["graph", "algorithm", "method", "seconds", "speedup", "MTEPS"])
-    path = write_json(args.out, dict(device=cpu_name(), edgefactor=args.edgefactor,
-                                     lagraph_py=lg.__version__, rows=rows))
+        G, D = builders[name]()
+        graphs[name] = {}
+        if G is not None:
+            graphs[name]["undirected"] = dict(graph_statistics(G), bfs_levels=levels_of(G))
+        if D is not None and D is not G:
+            graphs[name]["directed"] = graph_statistics(D)
+        print(f"{name}: {graphs[name]} built in {time.perf_counter() - t0:.1f} s", flush=True)
+        for task in args.tasks:
+            H = D if task == "scc" else G
+            if H is None:
+                continue
+            got = bfs_rows(H, nsources) if task == "bfs" else task_rows(task, H, repeats)
+            add_ratios(got)
+            for r in got:
+                r.update(graph=name, algorithm=task, n=H.n, nstored=H.nstored)
+            print_table(got, ["graph", "algorithm", "implementation", "method", "seconds",
+                              "min_s", "max_s", "peer/ours", "scipy/ours", "best/ours"])
+            rows += got
+    payload = dict(device=cpu_name(), versions=versions(), first_call_s=first,
+                   quick=args.quick, sources=nsources, repeats=repeats, graphs=graphs,
+                   rows=rows)
+    path = write_json(args.out, payload)
     print(f"wrote {path}")
+    return payload
 
 
 if __name__ == "__main__":

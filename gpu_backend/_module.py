@@ -41,7 +41,13 @@ _KERNELS = {
     "pull_hub": ("bfs.cu", 1), "push_persistent": ("bfs.cu", 1),
     "mark_queue": ("bfs.cu", 1), "init_status": ("bfs.cu", 1), "status_bits": ("bfs.cu", 0),
     # msf.cu
+    "msf_upper_count": ("msf.cu", 1), "msf_upper_edges": ("msf.cu", 1),
+    "msf_init": ("msf.cu", 1), "msf_collect": ("msf.cu", 1), "msf_hook": ("msf.cu", 1),
+    "msf_shrink": ("msf.cu", 1), "msf_flatten": ("msf.cu", 1),
+    "msf_forest_rows": ("msf.cu", 1),
     # scc.cu
+    "scc_trim_fused": ("scc.cu", 1), "scc_gather_edges": ("scc.cu", 1),
+    "scc_signatures_fused": ("scc.cu", 1),
 }
 
 
@@ -65,7 +71,8 @@ def _instances(source: str) -> list[str]:
 @lru_cache(maxsize=None)
 def _module(source: str) -> cp.RawModule:
     code = (_DIR / source).read_text()
-    return cp.RawModule(code=code, options=("-std=c++17",), name_expressions=_instances(source))
+    return cp.RawModule(code=code, options=("-std=c++17", f"-I{_DIR}"),  # grid_sync.cuh
+                        name_expressions=_instances(source))
 
 
 def _code(arg) -> str:

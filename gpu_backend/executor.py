@@ -325,3 +325,14 @@ class GpuExecutor(BfsSteps, MsfSteps, SccSteps, Executor):
             if monoid == "any":
                 out = cp.where(pres, v[cp.minimum(first, t.size - 1)], out)
         return GpuVector(size, out, pres)
+
+    def select_edges(self, M, labels) -> DeviceMatrix:
+        if labels.size != M.n:
+            raise ValueError(f"select_edges: labels has size {labels.size}, the matrix {M.n}")
+        rows, cols = M.rows(), M.indices
+        present, values = labels.present, labels.values
+        keep = present[rows] & present[cols] & (values[rows] == values[cols])
+        counts = cp.bincount(rows[keep], minlength=M.n).get()         # sync
+        indptr = np.zeros(M.n + 1, dtype=M.index_dtype)
+        np.cumsum(counts, out=indptr[1:])
+        return DeviceMatrix(M.graph, M.transposed, M.loops, indptr, cols[keep].get())

@@ -1,7 +1,135 @@
-"""The SCC group steps of the gpu executor (kernels in ``kernels/scc.cu``)."""
+"""The SCC group steps of the gpu executor: persistent kernels in ``kernels/scc.cu``.
+
+:meth:`SccSteps.scc_trim` replaces the trim rounds with ONE launch: each active vertex
+counts its active in- and out-neighbours, the vertices at zero are removed, and removals
+are peeled level by level (a removed vertex decrements its neighbours' counts; one that
+falls to zero is removed at the next level), with a grid barrier between levels and no
+host decision. :meth:`SccSteps.scc_signatures` labels everything left in ONE launch of
+min-id propagation in both directions with arc removal (see ``scc_signatures_fused`` in
+``kernels/scc.cu``): every vertex acts as a pivot at once, values travel many arcs per
+sweep (in place) and jump along their own pointers, sweeps repeat until no value changes
+and rounds until no vertex is left, all decided on the device.
+
+Each step synchronizes a fixed number of times per call (sizes of the work, the count of
+vertices left): never per level, sweep or round. The counts of the last call (trim levels,
+signature rounds and sweeps) are kept on the device and read by :meth:`SccSteps.scc_counts`.
+"""
 
 from __future__ import annotations
 
+import weakref
+
+import cupy as cp
+import numpy as np
+
+from . import _module
+from .storage import ensure_fits
+from .vector import GpuVector
+
+_BLOCK = 512
+_CTL = 8                       # control words of the kernels (zeroed by the allocation)
+
+
+def _group_size(edges: int, vertices: int) -> int:
+    """Lanes per vertex: the power of two nearest above the average degree, at most 32."""
+    g = 1
+    while g < 32 and g * max(vertices, 1) < edges:
+        g *= 2
+    return g
+
 
 class SccSteps:
-    """SCC group steps of :class:`~gpu_backend.GpuExecutor`."""
+    """Mixin with the fused SCC steps; needs the primitive steps of the executor."""
+
+    #: Relaxation passes a block makes over its tile of arcs per signature sweep (at
+    #: most; it stops once a pass changes nothing).
+    scc_local_passes = 8
+    _scc_counts = None
+
+    def scc_trim(self, A, AT, active, label) -> GpuVector:
+        n, idx = A.n, A.index_dtype
+        isz = np.dtype(idx).itemsize
+        ensure_fits(n * (4 + 5 * isz + 9) + 64, "scc_trim")
+        q = active.queue(idx)                                    # sync (size)
+        left_values = cp.empty(n, dtype=np.int64)
+        left = cp.zeros(n, dtype=bool)
+        if q.size == 0:
+            return GpuVector(n, left_values, left, nvals=0)
+        st = cp.empty(n, dtype=np.int32)
+        counter = np.uint32 if idx == np.int32 else np.uint64
+        cin, cout = cp.empty(n, dtype=counter), cp.empty(n, dtype=counter)
+        qa, qb = cp.empty(q.size, dtype=idx), cp.empty(q.size, dtype=idx)
+        words = cp.zeros(_CTL + 1, dtype=np.uint64)              # ctl, then the barrier
+        ctl, out = words[:4], words[4:]
+        g = _group_size(A.nstored, n)
+        hubs = _hubs(A, AT)
+        lv, lp = label.for_update()
+        _module.launch_resident(
+            _module.kernel("scc_trim_fused", idx), _module.grid_for(q.size * g, _BLOCK), _BLOCK,
+            (A.indptr, A.indices, AT.indptr, AT.indices, active.present, n, q, q.size,
+             hubs, hubs.size, np.int32(g), st, cin, cout, qa, qb, lv, lp,
+             left_values, left, ctl, _barrier(words), out))
+        label.touched()
+        nleft, levels = (int(x) for x in out[:2].get())         # sync
+        self._scc_counts = dict(self._scc_counts or {}, trim_levels=levels)
+        return GpuVector(n, left_values, left, nvals=nleft)
+
+    def scc_signatures(self, A, AT, active, label) -> None:
+        n, idx = A.n, A.index_dtype
+        isz = np.dtype(idx).itemsize
+        q = active.queue(idx)                                    # sync (size)
+        if q.size == 0:
+            return
+        deg = (A.indptr[q + 1] - A.indptr[q]).astype(np.int64)
+        end = cp.cumsum(deg)
+        m = int(end[-1])                                         # sync (arcs)
+        ensure_fits(m * (2 * isz + 1) + n * 2 * isz + 64, "scc_signatures")
+        src, dst = cp.empty(m, dtype=idx), cp.empty(m, dtype=idx)
+        alive = cp.empty(m, dtype=np.uint8)
+        if m:
+            g = _group_size(m, q.size)
+            _module.kernel("scc_gather_edges", idx)(
+                (_module.grid_for(q.size * g, _BLOCK),), (_BLOCK,),
+                (A.indptr, A.indices, active.present, q, q.size, end - deg, np.int32(g),
+                 src, dst, alive))
+        fw, bw = cp.empty(n, dtype=idx), cp.empty(n, dtype=idx)
+        words = cp.zeros(_CTL + 1, dtype=np.uint64)
+        ctl, out = words[:6], words[6:]
+        lv, lp = label.for_update()
+        _module.launch_resident(
+            _module.kernel("scc_signatures_fused", idx),
+            _module.grid_for(max(m, q.size), _BLOCK), _BLOCK,
+            (q, q.size, src, dst, alive, m, fw, bw, lv, lp, np.int32(self.scc_local_passes),
+             ctl, _barrier(words), out))
+        label.touched()
+        self._scc_counts = dict(self._scc_counts or {}, signature_words=out)
+
+    def scc_counts(self) -> dict:
+        """Counts of the last fused SCC steps: ``trim_levels`` (peeling levels of the last
+        trim), ``signature_rounds`` and ``signature_sweeps`` (of the last
+        :meth:`scc_signatures`, read from the device: a sync)."""
+        counts = dict(self._scc_counts or {})
+        words = counts.pop("signature_words", None)
+        if words is not None:
+            counts["signature_rounds"], counts["signature_sweeps"] = (
+                int(x) for x in words[:2].get())                 # sync
+        return counts
+
+
+#: Rows longer than this are handled by a whole block (LONG_ROW in scc.cu).
+LONG_ROW = 4096
+_hub_lists: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _hubs(A, AT) -> cp.ndarray:
+    """The vertices with a row longer than LONG_ROW in ``A`` or its transpose ``AT`` (a
+    device array of A's index type), from the host degrees, cached per matrix."""
+    if A not in _hub_lists:
+        long_rows = (A.row_degree_host() > LONG_ROW) | (AT.row_degree_host() > LONG_ROW)
+        _hub_lists[A] = cp.asarray(np.flatnonzero(long_rows).astype(A.index_dtype))
+    return _hub_lists[A]
+
+
+def _barrier(words: cp.ndarray) -> cp.ndarray:
+    """The two zeroed 32-bit barrier words in the last 64-bit word of ``words``."""
+    return words[-1:].view(np.uint32)

@@ -109,11 +109,36 @@ class DeviceMatrix:
         return f"<DeviceMatrix {what} n={self.n} nstored={self.nstored} {self.index_dtype}>"
 
 
+def free_bytes() -> int:
+    """Device memory free for new arrays: the device's free bytes plus the CuPy pool's."""
+    return int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
+
+
+def ensure_fits(nbytes: int, what: str) -> None:
+    """Raise MemoryError naming both numbers unless ``nbytes`` of device memory are free
+    (called before a step allocates anything)."""
+    free = free_bytes()
+    if nbytes > free:
+        raise MemoryError(f"{what} needs {nbytes:,} bytes of GPU memory; {free:,} are free")
+
+
+def _matrix_key(transposed: bool, loops: bool) -> str:
+    return f"gpu.matrix.T{int(transposed)}.L{int(loops)}"
+
+
+def seed_device_matrix(G, indices: cp.ndarray, *, loops: bool = True) -> DeviceMatrix:
+    """Cache, as ``G``'s device adjacency, CSR column indices already on the device (in
+    ``G``'s own CSR order and index dtype): the first gpu call then uploads only the row
+    pointers. With ``loops=False`` the caller vouches that ``G`` has no self-loops."""
+    return G._cached(_matrix_key(False, loops),
+                     lambda: DeviceMatrix(G, False, loops, G.indptr, indices))
+
+
 def device_matrix(G, *, transpose: bool = False, loops: bool = True) -> DeviceMatrix:
     """The cached :class:`DeviceMatrix` of ``G`` (or of its transpose)."""
     H = G.transpose() if transpose else G
     transposed = transpose and H is not G          # undirected: the transpose is G itself
-    key = f"gpu.matrix.T{int(transposed)}.L{int(loops)}"
+    key = _matrix_key(transposed, loops)
 
     def build():
         indptr, indices = H.indptr, H.indices

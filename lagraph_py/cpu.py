@@ -8,6 +8,8 @@ step is a saxpy over the sparse frontier.
 
 from __future__ import annotations
 
+import weakref
+
 import graphblas as gb
 import numpy as np
 from graphblas import Vector, binary, indexunary, monoid
@@ -53,12 +55,15 @@ class CpuExecutor(Executor):
         def build():
             H = G.transpose() if transpose else G
             M = gb.Matrix.from_csr(H.indptr, H.indices, True, ncols=H.n)
-            return M if loops else M.select("offdiag").new()
+            if not loops:
+                return M.select("offdiag").new()
+            return _keep_host_form(M, "csr", (H.indptr, H.indices))
         return G._cached(f"cpu.matrix.T{int(transpose)}.L{int(loops)}", build)
 
     def degree(self, G, *, incoming=False):
         deg = G.in_degree() if incoming else G.out_degree()
-        return G._cached(f"cpu.degree.{int(incoming)}", lambda: Vector.from_dense(deg))
+        return G._cached(f"cpu.degree.{int(incoming)}",
+                         lambda: _keep_host_form(Vector.from_dense(deg), "dense", deg))
 
     def array(self, values):
         return np.array(values, copy=True)
@@ -67,6 +72,11 @@ class CpuExecutor(Executor):
         indices = np.asarray(indices, dtype=np.int64)
         if np.ndim(values) and indices.size == size and np.array_equal(indices, np.arange(size)):
             return Vector.from_dense(np.asarray(values))
+        if indices.size == 1 and 0 <= indices[0] < size:  # a BFS source: the cheap import
+            values = np.array(values, dtype=None if np.ndim(values) else np.int64).reshape(1)
+            return Vector.ss.import_sparse(size=size, indices=indices.view(np.uint64),
+                                           values=values, sorted_index=True,
+                                           take_ownership=True)
         return Vector.from_coo(indices, values, size=size,
                                dtype=None if np.ndim(values) else INT64)
 
@@ -89,6 +99,10 @@ class CpuExecutor(Executor):
         return idx.astype(np.int64), vals
 
     def to_dense(self, u, fill, *, consume=False):
+        if consume:  # u's own arrays: fill where the bitmap says absent
+            bitmap, values = take_bitmap(u)
+            values[~bitmap] = fill
+            return values
         idx, vals = u.to_coo()
         out = np.full(u.size, fill, dtype=vals.dtype)
         out[idx] = vals
@@ -163,6 +177,98 @@ class CpuExecutor(Executor):
         col_label = M.mxm(D, gb.semiring.any_second).new()    # (i, j) -> labels(j)
         same = row_label.ewise_mult(col_label, binary.eq).new()
         return same.select("==", True).new()
+
+
+# Numpy forms of graphblas objects this executor caches on a Graph (matrices, degrees), by
+# (id of the object, name of the form); an entry goes when its object does.
+_HOST_FORMS: dict[tuple[int, str], object] = {}
+
+
+def host_form(x, name: str, build):
+    """The numpy form ``name`` of the graphblas object ``x``: ``build()`` on first use,
+    then kept while ``x`` lives (read-only: never write to it).
+
+    Examples
+    --------
+    >>> u = Vector.from_dense(np.array([3, 1]))
+    >>> host_form(u, "sorted", lambda: np.sort(u.to_dense())).tolist()
+    [1, 3]
+    """
+    key = (id(x), name)
+    form = _HOST_FORMS.get(key)
+    if form is None:
+        form = _HOST_FORMS[key] = build()
+        weakref.finalize(x, _HOST_FORMS.pop, key, None)
+    return form
+
+
+def _keep_host_form(x, name, form):
+    host_form(x, name, lambda: form)
+    return x
+
+
+def csr_arrays(M: gb.Matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Numpy ``(indptr, indices)`` of the pattern ``M`` (read-only; never write to them).
+
+    Free for a matrix from :meth:`CpuExecutor.matrix` (the Graph's own arrays); any other
+    matrix is exported once and the copy kept while ``M`` lives.
+
+    Examples
+    --------
+    >>> import lagraph_py as lg
+    >>> G = lg.Graph.from_edges([0, 1], [1, 2])
+    >>> indptr, indices = csr_arrays(CpuExecutor().matrix(G))
+    >>> indptr.tolist(), indices.tolist()
+    ([0, 1, 2, 2], [1, 2])
+    """
+    def export():
+        csr = M.ss.export("csr", sort=True)
+        return csr["indptr"].view(np.int64), csr["col_indices"].view(np.int64)
+    return host_form(M, "csr", export)
+
+
+def dense_array(u: Vector) -> np.ndarray:
+    """Numpy values of the full vector ``u`` (read-only; free for a vector from
+    :meth:`CpuExecutor.degree`, a copy kept while ``u`` lives otherwise).
+
+    Examples
+    --------
+    >>> import lagraph_py as lg
+    >>> G = lg.Graph.from_edges([0, 0], [1, 2])
+    >>> dense_array(CpuExecutor().degree(G)).tolist()
+    [2, 0, 0]
+    """
+    return host_form(u, "dense", u.to_dense)
+
+
+def take_bitmap(u: Vector) -> tuple[np.ndarray, np.ndarray]:
+    """Numpy ``(bitmap, values)`` of length ``u.size``, taken from ``u`` (left empty);
+    ``values`` is arbitrary where ``bitmap`` is False.
+
+    A bitmap or full vector hands over its own arrays; a sparse one is scattered into
+    fresh ones (not SuiteSparse's conversion, which writes all of both).
+
+    Examples
+    --------
+    >>> bitmap, values = take_bitmap(Vector.from_coo([1], [7], size=3))
+    >>> bitmap.tolist(), int(values[1])
+    ([False, True, False], 7)
+    """
+    n = u.size
+    d = u.ss.unpack()
+    values = d["values"]
+    if d["format"] == "sparse":
+        idx = d["indices"].view(np.int64)
+        bitmap = np.zeros(n, dtype=bool)
+        bitmap[idx] = True
+        dense = np.empty(n, dtype=values.dtype)
+        dense[idx] = values
+        return bitmap, dense
+    if d["is_iso"]:
+        values = np.full(n, values[0] if values.size else 0, dtype=values.dtype)
+    if d["format"] == "full":
+        return np.ones(n, dtype=bool), values
+    return d["bitmap"], values
 
 
 def _from_sorted(size, indices, values):

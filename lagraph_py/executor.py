@@ -9,7 +9,8 @@ the table of steps with their cpu and gpu implementations.
 
 Group steps (:meth:`Executor.bfs_level`, :meth:`Executor.bfs_push_levels`,
 :meth:`Executor.bfs_pull_levels`, :meth:`Executor.spanning_forest`,
-:meth:`Executor.scc_trim`, :meth:`Executor.scc_signatures`) are defined here by their primitive steps; an executor may
+:meth:`Executor.connected_components`, :meth:`Executor.scc_trim`,
+:meth:`Executor.scc_signatures`) are defined here by their primitive steps; an executor may
 replace one with fused code (a kernel, a compiled loop), provided the result is the same.
 The algorithm text never changes.
 """
@@ -266,6 +267,16 @@ class Executor(ABC):
         """
         from .algorithms.msf import boruvka_forest
         return boruvka_forest(self, G)
+
+    def connected_components(self, A, n: int) -> Any:
+        """A full vector: the smallest vertex id of the connected component of each of the
+        ``n`` vertices of the undirected adjacency ``A``.
+
+        Defined by FastSV in :mod:`lagraph_py.algorithms.scc` (``fastsv``): hooking and
+        shortcutting in the primitive steps above.
+        """
+        from .algorithms.scc import fastsv
+        return fastsv(self, A, n)
 
     def scc_trim(self, A, AT, active, label) -> Any:
         """Label every vertex of ``active`` that has no active in- or out-neighbour by its

@@ -1,4 +1,4 @@
-"""Seeded synthetic graphs: Graph500 Kronecker, R-MAT, SSCA#2 and 2-D grids.
+"""Seeded synthetic graphs: Graph500 Kronecker, R-MAT, SSCA#2, 2-D grids, 3-D meshes, roads.
 
 Every generator takes ``seed`` and draws from its own ``numpy.random.default_rng(seed)``
 (never numpy's global state), so one seed always gives the same graph. All work is
@@ -28,7 +28,7 @@ import numpy as np
 from ._checks import as_count
 from .graph import Graph
 
-__all__ = ["kronecker", "rmat", "ssca2", "grid", "WEIGHT_KINDS"]
+__all__ = ["kronecker", "rmat", "ssca2", "grid", "mesh", "road", "WEIGHT_KINDS", "ORIENTATIONS"]
 
 #: Graph500 Kronecker initiator (A, B, C); D = 1 - A - B - C = 0.05.
 GRAPH500_ABC = (0.57, 0.19, 0.19)
@@ -44,6 +44,8 @@ SSCA2_INTERCLIQUE_PROB = 0.1
 UNIFORM_WEIGHT_HIGH = 2**32
 #: Accepted values of the ``weights`` argument.
 WEIGHT_KINDS = (None, "uniform", "real")
+#: Accepted values of the ``orientation`` argument of :func:`grid` and :func:`mesh`.
+ORIENTATIONS = ("random", "sweep")
 #: Largest scale: vertex ids are built in uint32.
 MAX_SCALE = 32
 
@@ -204,23 +206,35 @@ def ssca2(scale, seed=0, *, max_clique_size=None, weights=None) -> Graph:
     return Graph.from_edges(src, dst, _draw_weights(kind, src.size, rng), n=n, directed=False)
 
 
-def grid(rows, cols, *, weights=None, seed=0, directed=False) -> Graph:
+def grid(rows, cols, *, weights=None, seed=0, directed=False, orientation=None,
+         two_way=0.0) -> Graph:
     """2-D grid with 4-neighbour connectivity (a road-like graph of diameter ``rows + cols - 2``).
 
     Vertex ``r * cols + c`` is the cell in row ``r``, column ``c``; it is joined to the cells
-    left, right, above and below it. With ``directed=True`` every grid edge becomes two arcs
-    with independently drawn weights (a two-way road network); the graph stays strongly
-    connected. ``seed`` matters only for weights.
+    left, right, above and below it. With ``directed=True`` and no ``orientation`` every grid
+    edge becomes two arcs with independently drawn weights (a two-way road network); the
+    graph stays strongly connected. With an ``orientation`` each grid edge becomes one arc
+    (see :data:`ORIENTATIONS`), and a ``two_way`` fraction of the edges, drawn at random,
+    keeps both arcs.
 
     Parameters
     ----------
     rows, cols : int
         Grid shape (non-negative).
     weights : {None, "uniform", "real"}, default None
-        Edge weights; see the module docstring.
+        Edge weights, one draw per arc; see the module docstring.
     seed : int, default 0
-        Seed of ``numpy.random.default_rng``.
+        Seed of ``numpy.random.default_rng`` (orientations, two-way edges and weights).
     directed : bool, default False
+    orientation : {None, "random", "sweep"}, default None
+        How each grid edge is turned into an arc; needs ``directed=True``.
+        ``"random"``: each edge points either way with probability 1/2 (many strongly
+        connected components of every size). ``"sweep"``: every edge points along one
+        random direction vector, so the graph is a DAG (all components single vertices)
+        before ``two_way`` edges are added.
+    two_way : float, default 0.0
+        Fraction (probability per edge) of the oriented edges that keep both arcs; only
+        with an ``orientation``.
 
     Returns
     -------
@@ -231,17 +245,88 @@ def grid(rows, cols, *, weights=None, seed=0, directed=False) -> Graph:
     >>> G = grid(3, 4)
     >>> G.n, G.nedges, sorted(set(G.out_degree().tolist()))
     (12, 17, [2, 3, 4])
+    >>> D = grid(3, 4, directed=True, orientation="sweep", seed=5)
+    >>> D.nedges, int(D.in_degree().min())       # one arc per grid edge; a source exists
+    (17, 0)
     """
     rows, cols = as_count(rows, "rows"), as_count(cols, "cols")
+    return _lattice((rows, cols), weights, seed, directed, orientation, two_way)
+
+
+def mesh(nx, ny, nz, *, weights=None, seed=0, directed=False, orientation=None,
+         two_way=0.0) -> Graph:
+    """3-D mesh with 6-neighbour connectivity (diameter ``nx + ny + nz - 3``).
+
+    Vertex ``(x * ny + y) * nz + z`` is the cell at ``(x, y, z)``; it is joined to the
+    cells one step away along each axis. Directions, orientations and ``two_way`` behave
+    as in :func:`grid`: e.g. ``mesh(100, 100, 100, directed=True, orientation="sweep",
+    two_way=0.1)`` is a DAG sweep with one edge in ten made two-way, which forms strongly
+    connected components of many sizes.
+
+    Parameters
+    ----------
+    nx, ny, nz : int
+        Mesh shape (non-negative).
+    weights, seed, directed, orientation, two_way
+        As in :func:`grid`.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> G = mesh(2, 3, 4)
+    >>> G.n, G.nedges, int(G.out_degree().max())
+    (24, 46, 5)
+    >>> D = mesh(4, 4, 4, directed=True, orientation="random", seed=1)
+    >>> D.nedges == mesh(4, 4, 4).nedges
+    True
+    """
+    shape = (as_count(nx, "nx"), as_count(ny, "ny"), as_count(nz, "nz"))
+    return _lattice(shape, weights, seed, directed, orientation, two_way)
+
+
+def road(rows, cols, *, keep=0.7, seed=0, weights=None) -> Graph:
+    """A road-like undirected graph: a ``rows x cols`` grid, each edge kept with
+    probability ``keep``.
+
+    Like a road network it is sparse (about ``2 * keep`` edges per vertex), nearly planar
+    and has a long diameter (a few times ``rows + cols`` hops between far corners, as the
+    missing edges force detours); below ``keep = 0.5`` (the bond percolation threshold of
+    the square lattice) it falls apart into small pieces. Vertex ids follow the grid
+    (``r * cols + c``), so neighbours have nearby ids, as in real road data.
+
+    Parameters
+    ----------
+    rows, cols : int
+        Grid shape (non-negative).
+    keep : float, default 0.7
+        Probability that a grid edge is kept, in ``[0, 1]``.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` (kept edges, then weights).
+    weights : {None, "uniform", "real"}, default None
+        Edge weights; see the module docstring.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> G = road(50, 60, seed=2)
+    >>> G.n, bool(0.6 < G.nedges / grid(50, 60).nedges < 0.8)
+    (3000, True)
+    """
+    rows, cols = as_count(rows, "rows"), as_count(cols, "cols")
+    keep = _as_probability(keep, "keep")
     kind = _as_weight_kind(weights)
     rng = _rng(seed)
-    ids = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
-    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
-    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
-    if directed:
-        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    src, dst = _lattice_edges((rows, cols))
+    kept = rng.random(src.size) < keep
+    src, dst = src[kept], dst[kept]
     return Graph.from_edges(src, dst, _draw_weights(kind, src.size, rng), n=rows * cols,
-                            directed=bool(directed))
+                            directed=False)
 
 
 # ---------------------------------------------------------------------- shared machinery
@@ -286,6 +371,55 @@ def _quadrant_edges(scale: int, m: int, abc, rng: np.random.Generator):
             r |= np.left_shift(row_bit, bit, out=tmp, dtype=np.uint32)
             c |= np.left_shift(col_bit, bit, out=tmp, dtype=np.uint32)
     return rows, cols
+
+
+def _lattice(shape, weights, seed, directed, orientation, two_way) -> Graph:
+    """:func:`grid` and :func:`mesh`: the lattice of ``shape``, arcs as the arguments say."""
+    kind = _as_weight_kind(weights)
+    if orientation is not None and orientation not in ORIENTATIONS:
+        raise ValueError(f"orientation must be one of {ORIENTATIONS} or None, "
+                         f"got {orientation!r}")
+    if orientation is not None and not directed:
+        raise ValueError("an orientation needs directed=True")
+    two_way = _as_probability(two_way, "two_way")
+    if two_way and orientation is None:
+        raise ValueError("two_way needs an orientation (without one every edge is two-way "
+                         "when directed, none when undirected)")
+    rng = _rng(seed)
+    src, dst = _lattice_edges(shape)                   # every edge goes up one axis
+    if orientation == "random":
+        flip = rng.random(src.size) < 0.5
+    elif orientation == "sweep":
+        down = rng.standard_normal(len(shape)) < 0     # direction vector, axis by axis
+        flip = down[_lattice_axis(shape)]
+    if orientation is not None:
+        both = rng.random(src.size) < two_way
+        src, dst = (np.concatenate([np.where(flip, b, a), np.where(flip, a, b)[both]])
+                    for a, b in ((src, dst), (dst, src)))
+    elif directed:
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    return Graph.from_edges(src, dst, _draw_weights(kind, src.size, rng), n=int(np.prod(shape)),
+                            directed=bool(directed))
+
+
+def _lattice_edges(shape):
+    """``(src, dst)`` of the lattice of ``shape`` (row-major ids): for each axis, last
+    first, every cell to its successor along that axis."""
+    ids = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    src, dst = [], []
+    for axis in reversed(range(len(shape))):
+        head = [slice(None)] * len(shape)
+        tail = [slice(None)] * len(shape)
+        head[axis], tail[axis] = slice(None, -1), slice(1, None)
+        src.append(ids[tuple(head)].ravel())
+        dst.append(ids[tuple(tail)].ravel())
+    return np.concatenate(src), np.concatenate(dst)
+
+
+def _lattice_axis(shape):
+    """The axis of each edge of :func:`_lattice_edges`, in the same order."""
+    counts = [int(np.prod(shape)) - int(np.prod(shape)) // s if s else 0 for s in shape]
+    return np.repeat(np.arange(len(shape))[::-1], counts[::-1])
 
 
 def _draw_weights(kind, m: int, rng: np.random.Generator):

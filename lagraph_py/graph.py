@@ -29,7 +29,9 @@ class Graph:
     was built from. Derived forms that algorithms need (the transpose, degrees, device
     copies) are computed on first use and cached, so a second call costs nothing.
 
-    Build one with :meth:`from_edges`, :meth:`from_scipy` or :meth:`from_graphblas`.
+    Build one with :meth:`from_edges`, :meth:`from_scipy`, :meth:`from_graphblas`,
+    :meth:`from_networkx` or :meth:`from_cupy`. A graph built from networkx keeps its
+    node labels (:attr:`labels`) so that results map back to nodes.
 
     Examples
     --------
@@ -43,7 +45,7 @@ class Graph:
            [0., 0., 0.]])
     """
 
-    __slots__ = ("_n", "_directed", "_indptr", "_indices", "_weights", "_cache")
+    __slots__ = ("_n", "_directed", "_indptr", "_indices", "_weights", "_cache", "_labels")
 
     def __init__(self, n, directed, indptr, indices, weights):
         # Private: use the from_* constructors, which validate and canonicalize.
@@ -53,6 +55,7 @@ class Graph:
         self._indices = _frozen(indices)
         self._weights = None if weights is None else _frozen(weights)
         self._cache: dict[str, Any] = {}
+        self._labels: tuple | None = None         # node labels, set by from_networkx
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -150,6 +153,120 @@ class Graph:
         return cls._from_coo(M.nrows, r.astype(np.int64), c.astype(np.int64), w, bool(directed))
 
     @classmethod
+    def from_networkx(cls, G, weight: str | None = "weight", nodelist=None) -> "Graph":
+        """Build a graph from a networkx graph; vertex ``i`` is node ``labels[i]``.
+
+        Parameters
+        ----------
+        G : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
+            Nodes may be any hashable; a DiGraph gives a directed graph. Parallel edges
+            of a multigraph keep the lightest weight.
+        weight : str or None, default "weight"
+            Edge attribute holding the weight; edges without it weigh 1. With None, or
+            when no edge carries the attribute, the graph is unweighted.
+        nodelist : iterable, optional
+            The nodes in vertex-id order, distinct; by default every node in the
+            graph's order. Edges to nodes outside ``nodelist`` are left out.
+
+        Returns
+        -------
+        Graph
+            With :attr:`labels` the node of every vertex id.
+
+        Raises
+        ------
+        TypeError
+            ``G`` is not a networkx graph, or a weight is not an int or a real number.
+        ValueError
+            A weight is NaN or infinite; ``nodelist`` repeats a node or names one that
+            ``G`` lacks.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> G = Graph.from_networkx(nx.Graph([("a", "b", {"weight": 2.0}), ("b", "c")]))
+        >>> G.labels, G.directed, G.weights
+        (('a', 'b', 'c'), False, array([2., 2., 1., 1.]))
+        """
+        from .nx.convert import graph_of, networkx_edges
+
+        return graph_of(networkx_edges(G, weight, nodelist))
+
+    @classmethod
+    def from_cupy(cls, A, directed: bool = True, n=None) -> "Graph":
+        """Build a graph from device data: a ``cupyx.scipy.sparse`` matrix, or a tuple
+        ``(src, dst)`` or ``(src, dst, weight)`` of CuPy arrays (as :meth:`from_edges`).
+
+        The Graph holds its adjacency on the host as well (every executor and derived
+        form reads it there), so the data is read back once. The gpu executor's adjacency
+        is made on the device from ``A`` itself and cached on the graph: running on the
+        gpu executor copies no edge to the device again (only the ``n + 1`` row
+        pointers). The transpose and the loop-free adjacency (used by some algorithms)
+        are still made from the host copy on first use.
+
+        Parameters
+        ----------
+        A : cupyx.scipy.sparse matrix, or tuple of cupy.ndarray
+            A square sparse matrix (every stored entry an edge, explicit zeros included;
+            boolean means unweighted), or edge endpoint arrays with optional weights.
+        directed : bool, default True
+        n : int, optional
+            Number of vertices for the tuple form (default: one more than the largest id).
+
+        Raises
+        ------
+        ImportError
+            CuPy is not installed.
+        TypeError, ValueError
+            As :meth:`from_edges` and :meth:`from_scipy`.
+
+        Examples
+        --------
+        >>> import cupy as cp                                       # doctest: +SKIP
+        >>> G = Graph.from_cupy((cp.array([0, 1]), cp.array([1, 2])))  # doctest: +SKIP
+        >>> G.nedges                                                # doctest: +SKIP
+        2
+        """
+        import cupy as cp
+        import cupyx.scipy.sparse as cpsp
+
+        if cpsp.issparse(A):
+            if n is not None:
+                raise TypeError("n is given by the shape of a sparse matrix; leave it out")
+            rows, cols = A.shape
+            if rows != cols:
+                raise ValueError(f"A must be square to be an adjacency matrix, got shape {A.shape}")
+            coo, n = A.tocoo(), rows
+            src, dst, weight = coo.row, coo.col, None if coo.dtype == cp.bool_ else coo.data
+        elif isinstance(A, tuple) and len(A) in (2, 3):
+            if not all(isinstance(x, cp.ndarray) for x in A):
+                raise TypeError("the tuple form takes cupy arrays (src, dst[, weight])")
+            src, dst, weight = A if len(A) == 3 else (*A, None)
+        else:
+            raise TypeError("A must be a cupyx.scipy.sparse matrix or a tuple "
+                            f"(src, dst[, weight]) of cupy arrays, got {type(A).__name__}")
+        host = [cp.asnumpy(x) for x in (src, dst, weight) if x is not None]  # sync: read back
+        graph = cls.from_edges(*host[:2], host[2] if len(host) == 3 else None, n=n,
+                               directed=directed)
+        graph._seed_device_matrix(src, dst)
+        return graph
+
+    def _seed_device_matrix(self, src, dst) -> None:
+        """Cache the gpu executor's adjacency, made on the device from validated ids: with
+        self-loops and, when there are none, the same arrays as the loop-free one. An
+        undirected graph's transpose is the graph itself, so it needs no other.
+        """
+        import cupy as cp
+        from gpu_backend.storage import seed_device_matrix
+
+        key = src.astype(cp.int64) * self._n + dst.astype(cp.int64)
+        if not self._directed:
+            key = cp.concatenate([key, dst.astype(cp.int64) * self._n + src.astype(cp.int64)])
+        indices = (cp.unique(key) % self._n).astype(self.index_dtype)  # CSR order, no repeats
+        for loops in (True, False) if self.nself_loops == 0 else (True,):
+            seed_device_matrix(self, indices, loops=loops)
+
+    @classmethod
     def _from_coo(cls, n, rows, cols, weights, directed) -> "Graph":
         """Canonicalize validated COO arrays: merge duplicates (min), mirror if undirected."""
         try:
@@ -231,6 +348,12 @@ class Graph:
         """CSR values (int64 or float64, read-only), or None if unweighted."""
         return self._weights
 
+    @property
+    def labels(self) -> tuple | None:
+        """Node label of every vertex id for a graph built by :meth:`from_networkx`,
+        else None (vertex ids are the labels)."""
+        return self._labels
+
     # ------------------------------------------------------------------ derived forms
     def rows(self) -> np.ndarray:
         """Row (source) index of every stored entry, aligned with :attr:`indices` (cached)."""
@@ -272,6 +395,32 @@ class Graph:
         data = np.ones(self.nstored, dtype=bool) if self._weights is None else self._weights
         return sp.csr_array((data.copy(), self._indices.copy(), self._indptr.copy()),
                             shape=(self._n, self._n))
+
+    def to_networkx(self, weight: str = "weight"):
+        """A new networkx ``Graph`` (undirected) or ``DiGraph`` (directed) of this graph.
+
+        Nodes are :attr:`labels` when the graph has them, else ``0 .. n-1``, in id order;
+        a weighted graph puts each weight in the edge attribute ``weight``.
+
+        Examples
+        --------
+        >>> H = Graph.from_edges([0, 1], [1, 2], weight=[4, 5]).to_networkx()
+        >>> list(H.edges(data=True))
+        [(0, 1, {'weight': 4}), (1, 2, {'weight': 5})]
+        """
+        import networkx as nx
+
+        H = nx.Graph() if not self._directed else nx.DiGraph()
+        nodes = self._labels if self._labels is not None else range(self._n)
+        H.add_nodes_from(nodes)
+        src, dst, w = self.edges()
+        pairs = zip(map(nodes.__getitem__, src.tolist()), map(nodes.__getitem__, dst.tolist()))
+        if w is None:
+            H.add_edges_from(pairs)
+        else:
+            H.add_weighted_edges_from(((u, v, x) for (u, v), x in zip(pairs, w.tolist())),
+                                      weight=weight)
+        return H
 
     def to_graphblas(self) -> gb.Matrix:
         """A new ``graphblas.Matrix`` of the adjacency (BOOL if unweighted)."""

@@ -1,6 +1,8 @@
 """BFS on every executor and method: levels against an independent oracle, parents by the
 Graph500 rules, result conventions and input validation."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 import scipy.io
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from oracles import bfs_levels, graphs
 
 import lagraph_py as lg
+from lagraph_py.cpu import CpuExecutor
 from lagraph_py.executor import get_executor
 
 MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")
@@ -61,6 +64,51 @@ def test_kronecker_all_methods_agree_with_scipy(backend, directed):
         r = lg.bfs(G, s, backend=backend, method=m)
         np.testing.assert_array_equal(lg.asnumpy(r.level), expected, err_msg=m)
         lg.validate.bfs(G, s, r)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_n=40), st.data())
+def test_fused_cpu_equals_reference_executor(G, data):
+    """The compiled group steps give the reference executor's levels, and valid parents."""
+    if G.n == 0:
+        return
+    s = data.draw(st.integers(0, G.n - 1), label="source")
+    for m in methods("cpu"):
+        expected = lg.bfs(G, s, method=m, backend=CpuExecutor())
+        r = lg.bfs(G, s, method=m)
+        np.testing.assert_array_equal(r.level, expected.level, err_msg=m)
+        lg.validate.bfs(G, s, r)
+        np.testing.assert_array_equal(lg.bfs(G, s, method=m, parents=False).level,
+                                      expected.level, err_msg=m)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: lg.generate.road(60, 70, seed=1),
+    lambda: lg.generate.grid(45, 50),
+    lambda: lg.generate.kronecker(15, 8, seed=1),
+    lambda: lg.generate.kronecker(15, 8, seed=1, directed=True),
+], ids=["road", "grid", "kronecker", "kronecker-directed"])
+def test_long_diameter_and_power_law_graphs(make):
+    """Graphs large enough for the parallel push and pull and the many-level loops."""
+    G = make()
+    s = int(np.argmax(G.out_degree()))
+    dist = csgraph.shortest_path(G.to_scipy().astype(bool), unweighted=True, indices=s,
+                                 directed=G.directed)
+    expected = np.where(np.isinf(dist), -1, dist).astype(np.int64)
+    for m in methods("cpu"):
+        r = lg.bfs(G, s, method=m)
+        np.testing.assert_array_equal(r.level, expected, err_msg=m)
+        lg.validate.bfs(G, s, r)
+
+
+@pytest.mark.parametrize("method", ["push", "pull"])
+def test_cpu_runs_a_whole_search_in_one_group_step(method):
+    """No per-level step on the cpu for an explicit method: one multi-level group step."""
+    G = lg.Graph.from_edges(np.arange(199), np.arange(1, 200), directed=False)
+    ex = get_executor("cpu")
+    with mock.patch.object(type(ex), "bfs_level", side_effect=AssertionError):
+        r = lg.bfs(G, 0, method=method)
+    np.testing.assert_array_equal(r.level, np.arange(200))
 
 
 def test_long_path(backend):

@@ -16,6 +16,14 @@ SMALL = {
     "rmat": lambda **kw: generate.rmat(8, **kw),
     "ssca2": lambda **kw: generate.ssca2(8, **kw),
     "grid": lambda **kw: generate.grid(9, 13, **kw),
+    "mesh": lambda **kw: generate.mesh(4, 5, 6, **kw),
+    "road": lambda **kw: generate.road(9, 13, **kw),
+}
+ORIENTED = {
+    "grid random": lambda **kw: generate.grid(12, 17, directed=True, orientation="random", **kw),
+    "grid sweep": lambda **kw: generate.grid(12, 17, directed=True, orientation="sweep", **kw),
+    "mesh random": lambda **kw: generate.mesh(5, 6, 7, directed=True, orientation="random", **kw),
+    "mesh sweep": lambda **kw: generate.mesh(5, 6, 7, directed=True, orientation="sweep", **kw),
 }
 
 
@@ -31,6 +39,14 @@ def test_same_seed_same_graph_other_seed_other_graph(name):
     make = SMALL[name]
     assert same(make(seed=1, weights="real"), make(seed=1, weights="real"))
     assert not same(make(seed=1, weights="real"), make(seed=2, weights="real"))
+
+
+@pytest.mark.parametrize("name", ORIENTED)
+def test_oriented_same_seed_same_graph_other_seed_other_graph(name):
+    make = ORIENTED[name]
+    assert same(make(seed=1, two_way=0.2), make(seed=1, two_way=0.2))
+    # other sweeps may share a direction vector's signs: compare a few seeds
+    assert any(not same(make(seed=1, two_way=0.2), make(seed=s, two_way=0.2)) for s in (2, 3))
 
 
 def test_generators_leave_numpy_global_random_state_alone():
@@ -171,6 +187,112 @@ def test_grid_degenerate(shape, nedges):
     assert G.n == shape[0] * shape[1] and G.nedges == nedges
 
 
+def undirected_pattern(G: Graph):
+    """The set of undirected edges {u, v} (u < v) under the arcs of ``G``."""
+    src, dst, _ = G.edges()
+    return set(zip(np.minimum(src, dst).tolist(), np.maximum(src, dst).tolist()))
+
+
+@pytest.mark.parametrize("name", ORIENTED)
+def test_oriented_lattice_keeps_every_edge_once(name):
+    G = ORIENTED[name](seed=4)
+    U = generate.grid(12, 17) if name.startswith("grid") else generate.mesh(5, 6, 7)
+    assert G.directed and G.n == U.n and G.nedges == U.nedges
+    assert undirected_pattern(G) == undirected_pattern(U)
+
+
+@pytest.mark.parametrize("shape", [(40, 50), (9, 10, 11)])
+def test_random_orientation_is_a_fair_coin(shape):
+    make = generate.grid if len(shape) == 2 else generate.mesh
+    G = make(*shape, directed=True, orientation="random", seed=0)
+    src, dst, _ = G.edges()
+    up = (dst > src).mean()                               # each lattice edge joins u < v
+    assert abs(up - 0.5) < 5 * np.sqrt(0.25 / src.size)
+    k = len(np.unique(scc_labels(G)))
+    assert 1 < k < G.n                                    # non-trivial components and singletons
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (10, 12), (3, 4, 5), (6, 6, 6)])
+@pytest.mark.parametrize("seed", range(4))
+def test_sweep_is_a_dag_following_one_direction(shape, seed):
+    make = generate.grid if len(shape) == 2 else generate.mesh
+    G = make(*shape, directed=True, orientation="sweep", seed=seed)
+    np.testing.assert_array_equal(scc_labels(G), np.arange(G.n))          # a DAG
+    src, dst, _ = G.edges()
+    step = np.abs(dst - src)
+    for stride in np.unique(step):                        # one axis: every arc the same way
+        along = step == stride
+        assert len(np.unique(np.sign(dst - src)[along])) == 1
+
+
+@pytest.mark.parametrize("orientation", ["random", "sweep"])
+@pytest.mark.parametrize("two_way", [0.0, 0.1, 0.5, 1.0])
+def test_two_way_fraction(orientation, two_way):
+    G = generate.mesh(10, 11, 12, directed=True, orientation=orientation, two_way=two_way,
+                      seed=3)
+    m = generate.mesh(10, 11, 12).nedges
+    A = G.to_scipy()
+    both = (A.multiply(A.T)).nnz // 2                     # edges stored in both directions
+    assert G.nedges == m + both
+    assert abs(both / m - two_way) < 5 * np.sqrt(0.25 / m)
+    if two_way == 1.0:
+        assert (scc_labels(G) == 0).all()
+
+
+def test_sweep_with_two_way_edges_has_components_of_many_sizes():
+    G = generate.mesh(12, 12, 12, directed=True, orientation="sweep", two_way=0.3, seed=1)
+    sizes = np.bincount(np.unique(scc_labels(G), return_counts=True)[1])
+    assert sizes[1] > 0 and len(np.flatnonzero(sizes)) > 3
+
+
+# ---------------------------------------------------------------------- mesh
+def test_mesh_structure():
+    nx, ny, nz = 3, 4, 5
+    G = generate.mesh(nx, ny, nz)
+    assert G.n == 60 and not G.directed
+    assert G.nedges == (nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1)
+    A = G.to_scipy()
+    v = (1 * ny + 2) * nz + 3                               # cell (1, 2, 3)
+    assert sorted(A[[v]].indices.tolist()) == sorted([v - ny * nz, v + ny * nz, v - nz,
+                                                      v + nz, v - 1, v + 1])
+    assert not A[(0 * ny + 0) * nz + nz - 1, (0 * ny + 1) * nz + 0]       # no wrap-around
+    assert bfs_levels(G, 0).max() == nx + ny + nz - 3
+    assert np.bincount(G.out_degree()).tolist() == [0, 0, 0, 8, 24, 22, 6]
+
+
+def test_mesh_with_a_unit_axis_is_a_grid():
+    assert same(generate.mesh(1, 6, 7), generate.grid(6, 7))
+    assert same(generate.mesh(6, 1, 7, directed=True), generate.grid(6, 7, directed=True))
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 3), (1, 1, 1), (1, 1, 5), (2, 2, 2)])
+def test_mesh_degenerate(shape):
+    G = generate.mesh(*shape)
+    assert G.n == int(np.prod(shape))
+    assert G.nedges == len(undirected_pattern(G))
+    assert G.nedges == sum(int(np.prod(shape)) - int(np.prod(shape)) // s for s in shape if s)
+
+
+# ---------------------------------------------------------------------- road
+def test_road_is_a_thinned_grid():
+    G = generate.road(60, 70, keep=0.7, seed=1)
+    U = generate.grid(60, 70)
+    assert not G.directed and G.n == U.n
+    assert undirected_pattern(G) <= undirected_pattern(U)
+    assert abs(G.nedges / U.nedges - 0.7) < 5 * np.sqrt(0.21 / U.nedges)
+    assert same(generate.road(8, 9, keep=1.0), generate.grid(8, 9))
+    assert generate.road(8, 9, keep=0.0).nedges == 0
+
+
+def test_road_has_a_longer_diameter_than_its_grid():
+    G = generate.road(60, 60, keep=0.7, seed=0)
+    labels = scc_labels(G)
+    giant = np.bincount(labels).argmax()
+    assert (labels == giant).mean() > 0.8                 # above percolation: one big piece
+    source = int(np.flatnonzero(labels == giant)[0])
+    assert bfs_levels(G, source).max() > 60 + 60 - 2
+
+
 # ---------------------------------------------------------------------- weights
 @pytest.mark.parametrize("name", SMALL)
 def test_weight_kinds(name):
@@ -209,6 +331,18 @@ def test_weight_kinds(name):
     (lambda: generate.grid(-1, 3), ValueError, "rows"),
     (lambda: generate.grid(3, 2.0), TypeError, "cols"),
     (lambda: generate.grid(3, 3, weights="int"), ValueError, "weights"),
+    (lambda: generate.grid(3, 3, orientation="random"), ValueError, "directed=True"),
+    (lambda: generate.grid(3, 3, directed=True, orientation="up"), ValueError, "orientation"),
+    (lambda: generate.grid(3, 3, directed=True, two_way=0.5), ValueError, "two_way"),
+    (lambda: generate.grid(3, 3, directed=True, orientation="sweep", two_way=1.5),
+     ValueError, "two_way"),
+    (lambda: generate.mesh(3, -1, 3), ValueError, "ny"),
+    (lambda: generate.mesh(3, 3, 3.0), TypeError, "nz"),
+    (lambda: generate.mesh(2, 2, 2, directed=True, orientation="sweep", two_way="x"),
+     TypeError, "two_way"),
+    (lambda: generate.road(3, 3, keep=1.2), ValueError, "keep"),
+    (lambda: generate.road(-3, 3), ValueError, "rows"),
+    (lambda: generate.road(3, 3, weights="normal"), ValueError, "weights"),
 ])
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):

@@ -3,10 +3,13 @@
 Kruskal (``oracles.kruskal``: plain Python union-find, ties by (weight, min, max)) gives
 the unique forest, its rows in rank order, the component labels and the total; ``msf``
 must match all of them exactly, on every backend, and pass ``lagraph_py.validate.msf``.
+The fused cpu step (filter-Kruskal) must also return exactly what the reference executor's
+primitive definition returns, under every schedule of its passes.
 """
 
 from unittest import mock
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -14,10 +17,14 @@ from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles import graphs, kruskal
+from scipy.sparse.csgraph import connected_components
 
 import lagraph_py.algorithms.msf as msf_module
+import lagraph_py.cpu_steps.msf as fused_msf
 from lagraph_py import generate, validate
-from lagraph_py.algorithms.msf import msf, stable_order
+from lagraph_py.algorithms.msf import FIRST_CHUNK, GROWTH, msf, stable_order
+from lagraph_py.cpu import CpuExecutor
+from lagraph_py.cpu_steps import FusedCpuExecutor
 from lagraph_py.graph import Graph
 from lagraph_py.io import read_mtx
 from lagraph_py.results import asnumpy
@@ -261,3 +268,111 @@ def test_stable_order_resorts_prefix_ties():
     np.testing.assert_array_equal(stable_order(w), [1, 3, 4, 2, 0])
     w = np.array([2**62, -(2**62), 3, 2, 3, 2])
     np.testing.assert_array_equal(stable_order(w), [1, 3, 5, 2, 4, 0])
+
+
+# ---------------------------------------------------------------------- the fused cpu step
+#: Schedules of the filter-Kruskal step: as shipped (small graphs: one light pass, one
+#: sort); every graph through the sampled light pass, the filtered heavy pass and the rank
+#: chunks; a light pass of a single edge. PARALLEL runs the filtered schedule on every core.
+FILTERED = {"SMALL": 0, "ALL_AT": 2.0, "LIGHT": 0.2, "SAMPLE": 16}
+PARALLEL = {**FILTERED, "PARALLEL_MIN": 0}
+FUSED_SCHEDULES = pytest.mark.parametrize(
+    "schedule", [{}, FILTERED, {"SMALL": 0, "ALL_AT": 2.0, "LIGHT": 1e-9}],
+    ids=["shipped", "filtered", "one-light-edge"])
+
+
+def same_as_reference(G, schedule=None, first=FIRST_CHUNK, growth=GROWTH):
+    """Run the fused step under ``schedule`` and the reference definition; compare exactly."""
+    shipped = {"SMALL": fused_msf.SMALL}                      # patch.multiple needs one
+    with mock.patch.multiple(fused_msf, **(schedule or shipped)), \
+            mock.patch.multiple(msf_module, FIRST_CHUNK=first, GROWTH=growth):
+        got = FusedCpuExecutor().spanning_forest(G)
+    want = CpuExecutor().spanning_forest(G)
+    for a, b in zip(got, want):
+        assert isinstance(a, np.ndarray) and a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    return got
+
+
+@FUSED_SCHEDULES
+@settings(max_examples=40, **RELAXED)
+@given(G=graphs(max_n=30, directed=False), first=st.sampled_from([0.01, 0.25]),
+       growth=st.sampled_from([2, 4]))
+def test_fused_matches_reference_on_random_graphs(schedule, G, first, growth):
+    same_as_reference(G, schedule, first, growth)
+
+
+@settings(max_examples=15, **RELAXED)
+@given(G=graphs(max_n=30, directed=False))
+def test_fused_matches_reference_on_every_core(G):
+    same_as_reference(G, PARALLEL)
+
+
+@FUSED_SCHEDULES
+@settings(max_examples=40, **RELAXED)
+@given(G=graphs(max_n=25, weighted=False, directed=False), values=st.sampled_from(
+    [TRICKY_FLOATS, TRICKY_INTS, [7], [0.0, -0.0], [-1, 0, 1]]), data=st.data())
+def test_fused_matches_reference_on_ties_and_extreme_weights(schedule, G, values, data):
+    same_as_reference(reweight(G, values, data), schedule)
+
+
+@FUSED_SCHEDULES
+@settings(max_examples=20, **RELAXED)
+@given(G=graphs(max_n=25, weighted=False, directed=False))
+def test_fused_matches_reference_unweighted(schedule, G):
+    f = same_as_reference(G, schedule)
+    assert (f[2] == 1).all()
+
+
+@pytest.mark.parametrize("schedule", [{}, FILTERED, PARALLEL],
+                         ids=["shipped", "filtered", "parallel"])
+def test_fused_many_components_stars_and_paths(schedule):
+    rng = np.random.default_rng(8)
+    ids = rng.permutation(3000)                 # 500 triangles, a star, a path; the last
+    triangles = ids[:1500].reshape(-1, 3)       # 100 ids isolated
+    star, path = ids[1500:2000], ids[2000:2900]
+    src = np.concatenate([triangles[:, 0], triangles[:, 1], triangles[:, 2],
+                          np.full(star.size - 1, star[0]), path[:-1], [5, 5]])
+    dst = np.concatenate([triangles[:, 1], triangles[:, 2], triangles[:, 0],
+                          star[1:], path[1:], [5, path[0]]])    # a self-loop, a bridge
+    for w in (rng.integers(-2, 3, src.size), rng.random(src.size), None):
+        G = Graph.from_edges(np.concatenate([src, dst[:50]]), np.concatenate([dst, src[:50]]),
+                             None if w is None else np.concatenate([w, w[:50] - 1]),
+                             n=3000, directed=False)           # 50 parallel edges
+        forest = same_as_reference(G, schedule)
+        assert np.unique(forest[3]).size == connected_components(G.to_scipy())[0]
+
+
+@FUSED_SCHEDULES
+@pytest.mark.parametrize("path", MTX, ids=[p.stem for p in MTX])
+def test_fused_real_matrices(schedule, path):
+    G = read_mtx(path)
+    if G.directed:
+        src, dst, w = G.edges()
+        G = Graph.from_edges(src, dst, w, n=G.n, directed=False)
+    same_as_reference(G, schedule)
+
+
+@pytest.mark.parametrize("weights", [None, "real"])
+def test_fused_kronecker_16(weights):
+    G = generate.kronecker(16, 16, seed=4, weights=weights)
+    same_as_reference(G)               # sampled light pass, filtered heavy pass
+    validate.msf(G, msf(G))
+
+
+def test_fused_grid_with_three_weights_matches_kruskal():
+    G = generate.grid(300, 300)
+    rng = np.random.default_rng(9)
+    src, dst, _ = G.edges()
+    G = Graph.from_edges(src, dst, rng.choice([-1.5, 0.0, 2.0], src.size), n=G.n,
+                         directed=False)       # equal weights: ties broken by endpoints
+    with mock.patch.multiple(fused_msf, SMALL=0, ALL_AT=2.0):
+        f = check(G, "cpu")                    # the oracle, through the filtered passes
+    assert asnumpy(f.src).size == G.n - 1
+    same_as_reference(G)
+
+
+def test_fused_step_leaves_the_thread_count_alone():
+    threads = numba.get_num_threads()
+    FusedCpuExecutor().spanning_forest(generate.grid(5, 5))       # one thread inside
+    assert numba.get_num_threads() == threads

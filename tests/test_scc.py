@@ -4,15 +4,21 @@ Labels must equal, exactly, scipy's ``connected_components(connection="strong")`
 by the smallest vertex id (``oracles.scc_labels``), and pass ``lagraph_py.validate.scc``; on
 undirected graphs both are the connected components. Graphs built from strongly connected
 blocks joined by one-way edges carry their answer by construction, independent of scipy.
+
+Every test taking ``backend`` runs on the fused cpu executor ("cpu"), on the reference
+:class:`~lagraph_py.cpu.CpuExecutor` (the primitive definitions of the group steps) and on
+the gpu where one exists. The group steps are also called directly on random unions of
+components and compared between the fused and the reference executor.
 """
 
+import doctest
 from collections import Counter
 from itertools import pairwise
 from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import BACKENDS, DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles import graphs, scc_labels
@@ -22,6 +28,8 @@ import lagraph_py.algorithms.scc as scc_module
 from lagraph_py import generate, validate
 from lagraph_py.algorithms.bfs import bfs
 from lagraph_py.algorithms.scc import scc
+from lagraph_py.cpu import CpuExecutor
+from lagraph_py.cpu_steps import FusedCpuExecutor
 from lagraph_py.executor import get_executor
 from lagraph_py.graph import Graph
 from lagraph_py.io import read_mtx
@@ -30,6 +38,12 @@ from lagraph_py.results import asnumpy
 MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")
 RELAXED = {"deadline": None,
            "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]}
+
+
+@pytest.fixture(params=BACKENDS[:1] + ["reference"] + BACKENDS[1:])
+def backend(request):
+    """The fused cpu executor, the reference cpu executor, and the gpu where present."""
+    return CpuExecutor() if request.param == "reference" else request.param
 
 
 def check(G, backend, expected=None):
@@ -169,8 +183,9 @@ def test_disconnected_pieces(backend):
 
 
 def test_every_phase_runs_and_is_right(backend):
-    """A graph that needs every phase: a tail to trim, a giant cycle for forward-backward,
-    2-cycles with a single in- or out-neighbour, and chains of small cycles for colouring."""
+    """A graph with a hub, so that every phase runs: a tail to trim, a giant component for
+    forward-backward, 2-cycles with a single in- or out-neighbour, and chains of small
+    cycles left to the signature step."""
     rng = np.random.default_rng(5)
     n = 400
     perm = rng.permutation(n)
@@ -182,8 +197,8 @@ def test_every_phase_runs_and_is_right(backend):
 
     giant = perm[:200].tolist()
     cycle(giant)
-    src += giant[::7]                                          # chords: a high-degree pivot
-    dst += giant[3::7][:len(giant[::7])]
+    src += [giant[0]] * 199 + giant[3::3]                      # a hub: the pivot
+    dst += giant[1:] + [giant[0]] * len(giant[3::3])
     small = [perm[200 + 3 * k: 203 + 3 * k].tolist() for k in range(30)]
     for ids in small:
         cycle(ids)
@@ -212,12 +227,177 @@ def test_every_phase_runs_and_is_right(backend):
             return out
         return mock.patch.object(scc_module, name, wrapper)
 
-    with spy("_trim"), spy("_forward_backward"), spy("_trim_pairs"), spy("_colour"):
+    with spy("_forward_backward"), spy("_trim_pairs"):
         labels = check(G, backend)
-    assert labels[giant[0]] == min(giant) and (labels[giant] == min(giant)).all()
-    assert calls["_forward_backward"] == 1 and calls["_colour"] >= 1
+    assert (labels[giant] == min(giant)).all()
+    assert calls["_forward_backward"] == 1
     assert calls["pairs"] == 2 * len(pairs)
     assert len(np.unique(labels)) == n - 199 - 2 * 30 - len(pairs)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: generate.grid(30, 30, directed=True, orientation="random", seed=1),
+    lambda: generate.mesh(8, 8, 8, directed=True, orientation="sweep", two_way=0.2, seed=1),
+], ids=["grid", "mesh"])
+def test_graphs_without_hubs_skip_forward_backward(make):
+    G = make()
+    with mock.patch.object(scc_module, "_forward_backward",
+                           side_effect=AssertionError("forward-backward ran")):
+        check(G, "cpu")
+        check(G, CpuExecutor())
+
+
+def test_hub_rule_tells_power_law_from_meshes_and_random_graphs():
+    rng = np.random.default_rng(0)
+    n = 1 << 14
+    assert scc_module._has_hubs(generate.kronecker(10, 8, directed=True))
+    assert scc_module._has_hubs(generate.kronecker(14, directed=True))
+    for G in (generate.grid(100, 100, directed=True, orientation="random"),
+              generate.mesh(20, 20, 20, directed=True, orientation="sweep", two_way=0.1),
+              generate.road(100, 100), Graph.from_edges([], [], n=5),
+              Graph.from_edges(rng.integers(0, n, n), rng.integers(0, n, n), n=n),
+              Graph.from_edges(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), n=n)):
+        assert not scc_module._has_hubs(G)
+
+
+# ---------------------------------------------------------------------- graph classes
+@pytest.mark.parametrize("two_way", [0.0, 0.2])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_randomly_oriented_grids(backend, seed, two_way):
+    G = generate.grid(25, 31, directed=True, orientation="random", two_way=two_way, seed=seed)
+    labels = check(G, backend)
+    assert 1 < len(np.unique(labels)) < G.n
+
+
+@pytest.mark.parametrize("two_way", [0.0, 0.05, 0.15, 0.4])
+def test_swept_meshes_with_two_way_edges(backend, two_way):
+    G = generate.mesh(9, 10, 11, directed=True, orientation="sweep", two_way=two_way, seed=3)
+    labels = check(G, backend)
+    if two_way == 0:
+        np.testing.assert_array_equal(labels, np.arange(G.n))          # a DAG
+
+
+def test_cycle_of_cycles_is_one_component(backend):
+    rng = np.random.default_rng(6)
+    k, size = 20, 15
+    ids = rng.permutation(k * size).reshape(k, size)
+    src = np.r_[ids.ravel(), ids[:, 0]]                        # each row a cycle, and the
+    dst = np.r_[np.roll(ids, -1, axis=1).ravel(), np.roll(ids[:, 5], -1)]  # cycles in a ring
+    check(Graph.from_edges(src, dst, n=k * size), backend, np.zeros(k * size, np.int64))
+    chain = Graph.from_edges(src[:-1], dst[:-1], n=k * size)   # open the ring: k components
+    expected = np.empty(k * size, np.int64)
+    expected[ids] = ids.min(axis=1, keepdims=True)
+    check(chain, backend, expected)
+
+
+@pytest.mark.parametrize("m", [500, 3000])
+def test_random_dags_are_all_singletons(backend, m):
+    rng = np.random.default_rng(m)
+    n = 600
+    order = rng.permutation(n)                                 # arcs go up this order
+    a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+    src, dst = order[np.minimum(a, b)], order[np.maximum(a, b)]
+    check(Graph.from_edges(src, dst, n=n), backend, np.arange(n))
+
+
+def test_one_giant_component(backend):
+    rng = np.random.default_rng(8)
+    n = 2000
+    perm = rng.permutation(n)
+    src = np.r_[perm, rng.integers(0, n, 3 * n)]
+    dst = np.r_[np.roll(perm, -1), rng.integers(0, n, 3 * n)]
+    check(Graph.from_edges(src, dst, n=n), backend, np.zeros(n, np.int64))
+
+
+def test_many_two_cycles(backend):
+    rng = np.random.default_rng(9)
+    k = 500
+    ids = rng.permutation(2 * k).reshape(k, 2)
+    up = rng.integers(0, k, (2, 3 * k))                        # one-way arcs between pairs,
+    lo, hi = up.min(axis=0), up.max(axis=0)                    # earlier pair to later pair
+    keep = lo < hi
+    side = rng.integers(0, 2, (2, keep.sum()))
+    src = np.r_[ids[:, 0], ids[:, 1], ids[lo[keep], side[0]]]
+    dst = np.r_[ids[:, 1], ids[:, 0], ids[hi[keep], side[1]]]
+    expected = np.empty(2 * k, np.int64)
+    expected[ids] = ids.min(axis=1, keepdims=True)
+    check(Graph.from_edges(src, dst, n=2 * k), backend, expected)
+
+
+@pytest.mark.parametrize("ratio", [0.9, 1.0, 1.2])
+def test_random_directed_near_the_giant_threshold(backend, ratio):
+    rng = np.random.default_rng(10)
+    n = 4000
+    m = int(ratio * n)
+    check(Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n), backend)
+
+
+def test_signature_rounds_are_few_on_a_long_diameter_graph():
+    """Each signature round splits every class; on a randomly oriented 60x60 grid (diameter
+    118) a handful of rounds finish it (about 7 on 200x200)."""
+    G = generate.grid(60, 60, directed=True, orientation="random", seed=4)
+    ex = CpuExecutor()
+    with mock.patch.object(CpuExecutor, "select_edges", autospec=True,
+                           side_effect=CpuExecutor.select_edges) as split:
+        check(G, ex)
+    assert 0 < split.call_count <= 2 * 12                      # two matrices per round
+
+
+# ---------------------------------------------------------------------- group steps directly
+@st.composite
+def unions_of_components(draw):
+    """A directed graph, a random union of its components as the active set, and labels
+    already set on some vertices outside it."""
+    G = draw(graphs(max_n=40, directed=True))
+    truth = scc_labels(G)
+    roots = np.unique(truth)
+    chosen = np.array(draw(st.lists(st.sampled_from(roots.tolist()), unique=True)) if G.n
+                      else [], dtype=np.int64)
+    active = np.flatnonzero(np.isin(truth, chosen))
+    outside = np.setdiff1d(np.arange(G.n), active)
+    known = outside[np.array(draw(st.lists(st.booleans(), min_size=outside.size,
+                                           max_size=outside.size)), dtype=bool)]
+    return G, active, known, truth
+
+
+def group_step_inputs(ex, G, active, known, truth):
+    A = ex.matrix(G, loops=False)
+    AT = ex.matrix(G, transpose=True, loops=False)
+    return A, AT, ex.vector(G.n, active, active), ex.vector(G.n, known, truth[known])
+
+
+@settings(max_examples=150, **RELAXED)
+@given(case=unions_of_components())
+def test_fused_scc_trim_equals_the_definition(case):
+    G, active, known, truth = case
+    results = []
+    for ex in (FusedCpuExecutor(), CpuExecutor()):
+        A, AT, act, label = group_step_inputs(ex, G, active, known, truth)
+        left = ex.scc_trim(A, AT, act, label)
+        results.append((ex.to_coo(left), ex.to_coo(label)))
+    (fused_left, fused_label), (ref_left, ref_label) = results
+    for a, b in ((fused_left, ref_left), (fused_label, ref_label)):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(fused_left[1], fused_left[0])             # values: own ids
+    trimmed = np.setdiff1d(active, fused_left[0])
+    np.testing.assert_array_equal(truth[trimmed], trimmed)                  # singletons
+
+
+@settings(max_examples=150, **RELAXED)
+@given(case=unions_of_components())
+def test_fused_scc_signatures_equal_the_definition(case):
+    G, active, known, truth = case
+    labels = []
+    for ex in (FusedCpuExecutor(), CpuExecutor()):
+        A, AT, act, label = group_step_inputs(ex, G, active, known, truth)
+        ex.scc_signatures(A, AT, act, label)
+        labels.append(ex.to_coo(label))
+    np.testing.assert_array_equal(labels[0][0], labels[1][0])
+    np.testing.assert_array_equal(labels[0][1], labels[1][1])
+    done = np.union1d(active, known)
+    np.testing.assert_array_equal(labels[0][0], done)
+    np.testing.assert_array_equal(labels[0][1], truth[done])
 
 
 # ---------------------------------------------------------------------- larger graphs
@@ -282,6 +462,12 @@ def test_input_graph_unchanged_and_repeatable(backend):
         np.testing.assert_array_equal(a, b)
     fresh = Graph.from_edges(*G.edges()[:2], n=G.n)
     np.testing.assert_array_equal(asnumpy(scc(fresh, backend=backend).labels), first)
+
+
+def test_docstring_examples():
+    import lagraph_py.cpu_steps.scc as fused_scc
+    for module in (scc_module, fused_scc):
+        assert doctest.testmod(module, raise_on_error=False).failed == 0
 
 
 def test_bad_arguments_are_refused():

@@ -14,6 +14,8 @@
 //            vertices of out-degree >= hub_deg (written while a frontier is built, read into
 //            shared memory by the next pull step).
 
+#include "grid_sync.cuh"
+
 #define UNV 0x7fffffff
 #define HC 2048
 #define CTL 12          // control words of a multi-level kernel (bfs_steps.py _CTL)
@@ -334,26 +336,6 @@ __global__ void push_balanced(const I* __restrict__ indptr, const I* __restrict_
         const long long v = indices[(long long)indptr[u] + offset];
         if (st[v] == UNV) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); }
     }
-}
-
-// Software grid barrier of the multi-level kernels (the launch must keep every block
-// resident): bar[0] counts arrivals, bar[1] is the generation the last arrival bumps.
-__device__ __forceinline__ void grid_sync(unsigned int* bar, unsigned int& gen) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned int my = gen;
-        __threadfence();
-        if (atomicAdd(&bar[0], 1u) == gridDim.x - 1) {
-            atomicExch(&bar[0], 0u);
-            __threadfence();
-            atomicAdd(&bar[1], 1u);
-        } else {
-            while (*(volatile unsigned int*)&bar[1] == my) { }
-        }
-        __threadfence();
-        gen = my + 1;
-    }
-    __syncthreads();
 }
 
 // The result words of a multi-level kernel: in-edges of all vertices visited, last level

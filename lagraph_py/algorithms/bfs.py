@@ -79,6 +79,14 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
 
     if method == "auto":
         _direction_optimizing(ex, G, s, A, AT, frontier, visited, level, semiring)
+    elif ex.auto_methods.get(method) == method:
+        # a method that is also the executor's auto direction (the cpu's push and pull)
+        # runs as one group step that stands for this same loop: no frontier limit, no
+        # pull stopping size
+        if method == PUSH:
+            ex.bfs_push_levels(A, frontier, visited, level, 1, semiring, G.n)
+        else:
+            ex.bfs_pull_levels(A, AT, frontier, visited, level, 1, semiring, 0)
     else:
         k, nq = 0, 1
         while nq:

@@ -40,9 +40,6 @@ and the labels come back at the end.
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
 
 from ..executor import get_executor
@@ -82,7 +79,8 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
         graph's weights; int64 ones when unweighted): one row per forest edge, rows in the
         strict order (weight, src, dst). With that order breaking ties the forest is unique.
         ``total_weight``: a Python int (exact) or float (``math.fsum``: correctly rounded,
-        so the same on every executor). ``component[v]``: the smallest vertex id in the tree
+        so the same on every executor), computed from ``weight`` when first read (on the
+        gpu a copy of the forest's weights to the host). ``component[v]``: the smallest vertex id in the tree
         of ``v`` (int64).
 
     Raises
@@ -115,8 +113,7 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
         src, dst, w = G.edges()
         G = Graph.from_edges(src, dst, w, n=G.n, directed=False)
     src, dst, weight, component = ex.spanning_forest(G)          # the group step
-    return MSFResult(src=src, dst=dst, weight=weight,
-                     total_weight=_exact_total(asnumpy(weight)), component=component)
+    return MSFResult(src=src, dst=dst, weight=weight, component=component)
 
 
 def boruvka_forest(ex, G: Graph):
@@ -129,7 +126,7 @@ def boruvka_forest(ex, G: Graph):
     if m == 0:                                        # no edge joins two vertices
         none = np.empty(0, np.int64)
         return ex.array(none), ex.array(none), ex.array(w), ex.array(np.arange(n))
-    ranking = _Ranking(w)
+    ranking = Ranking(w)
 
     comp = ex.iota(n)                                 # vertex -> its component (a root id)
     forests = []                                      # (chunk edges in rank order, forest)
@@ -219,7 +216,7 @@ def _undirected_edges(G: Graph):
     return eu, ev, w
 
 
-class _Ranking:
+class Ranking:
     """Rank order of edges given in (min, max) order, through packed int64 sort keys.
 
     ``key[k]`` holds an order-preserving integer image of ``w[k]`` above ``b`` bits of the
@@ -275,7 +272,7 @@ class _Ranking:
 
 def stable_order(w: np.ndarray) -> np.ndarray:
     """``np.argsort(w, kind="stable")`` for int64 or float64 ``w``, with one int64 sort."""
-    return _Ranking(w).order(np.arange(w.size))
+    return Ranking(w).order(np.arange(w.size))
 
 
 def _order_key(w: np.ndarray) -> np.ndarray:
@@ -303,18 +300,3 @@ def _resort_prefix_ties(w, order, prefix) -> None:
     pos = np.arange(run.size) - np.repeat(np.cumsum(length) - length, length) + start[run]
     sub = order[pos]
     order[pos] = sub[np.lexsort((sub, w[sub], run))]
-
-
-def _exact_total(weight: np.ndarray):
-    """Sum of the forest weights, independent of summation order and executor."""
-    if weight.dtype.kind == "f":
-        try:
-            return math.fsum(weight)                  # correctly rounded
-        except OverflowError:                         # a partial sum passed 1.8e308
-            exact = sum(map(Fraction, weight.tolist()), Fraction(0))
-            try:
-                return float(exact)
-            except OverflowError:
-                return math.inf if exact > 0 else -math.inf
-    w = weight.astype(np.int64, copy=False)           # exact: two int64 half-word sums
-    return int((w >> 32).sum()) * 2**32 + int((w & 0xFFFFFFFF).sum())

@@ -1,0 +1,229 @@
+"""The fused SCC steps of the gpu executor against scipy and the reference cpu executor.
+
+``lg.scc(G, backend="gpu")`` must give scipy's components labelled by their smallest id on
+every graph; the group steps ``scc_trim`` and ``scc_signatures`` and the primitive
+``select_edges``, called directly on random inputs, must give exactly what the cpu
+executor's definitions give. Skipped where CuPy or a CUDA device is absent.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from conftest import DATA, cupy_or_skip  # noqa: E402
+
+cp = cupy_or_skip()
+
+import lagraph_py as lg  # noqa: E402
+from gpu_backend import GpuExecutor, storage  # noqa: E402
+from lagraph_py.cpu import CpuExecutor  # noqa: E402
+from oracles import graphs, scc_labels  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+CPU, GPU = CpuExecutor(), GpuExecutor()
+
+
+def gpu_labels(G):
+    return cp.asnumpy(lg.scc(G, backend=GPU).labels)
+
+
+def random_ids(rng, n):
+    return rng.permutation(n)
+
+
+# ------------------------------------------------------------------ generated classes
+def long_cycle(rng, n=100_000):
+    ids = random_ids(rng, n)
+    return lg.Graph.from_edges(ids, np.roll(ids, -1), n=n)
+
+
+def cycle_of_cycles(rng, closed, k=60, size=150):
+    """``k`` cycles of ``size`` vertices, each joined to the next by one arc (and the last
+    to the first when ``closed``, making one component)."""
+    ids = random_ids(rng, k * size).reshape(k, size)
+    src = [ids.ravel()]
+    dst = [np.roll(ids, -1, axis=1).ravel()]
+    links = k if closed else k - 1
+    src.append(ids[np.arange(links), rng.integers(0, size, links)])
+    dst.append(ids[(np.arange(links) + 1) % k, rng.integers(0, size, links)])
+    return lg.Graph.from_edges(np.concatenate(src), np.concatenate(dst), n=k * size)
+
+
+def dag(rng, n=20_000, m=80_000):
+    order = random_ids(rng, n)
+    a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+    return lg.Graph.from_edges(order[np.minimum(a, b)], order[np.maximum(a, b)], n=n)
+
+
+def giant(rng, n=30_000, m=60_000):
+    ids = random_ids(rng, n)
+    src = np.concatenate([ids, rng.integers(0, n, m)])
+    dst = np.concatenate([np.roll(ids, -1), rng.integers(0, n, m)])
+    return lg.Graph.from_edges(src, dst, n=n)
+
+
+def two_cycles(rng, pairs=20_000, links=30_000):
+    """Many 2-cycles, joined by one-way arcs between pairs (some closing larger cycles)."""
+    ids = random_ids(rng, 2 * pairs).reshape(pairs, 2)
+    a, b = rng.integers(0, pairs, links), rng.integers(0, pairs, links)
+    src = np.concatenate([ids[:, 0], ids[:, 1], ids[a, rng.integers(0, 2, links)]])
+    dst = np.concatenate([ids[:, 1], ids[:, 0], ids[b, rng.integers(0, 2, links)]])
+    return lg.Graph.from_edges(src, dst, n=2 * pairs)
+
+
+def hubs(rng, n=20_000, spokes=6_000):
+    """Two hubs with rows longer than a group handles (arcs to and from thousands of
+    vertices), over random arcs."""
+    ids = random_ids(rng, n)
+    a, b = rng.integers(0, n, spokes), rng.integers(0, n, spokes)
+    src = np.concatenate([np.full(spokes, ids[0]), ids[a], ids[1:3], rng.integers(0, n, n)])
+    dst = np.concatenate([ids[b], np.full(spokes, ids[1]), np.full(2, ids[0]),
+                          rng.integers(0, n, n)])
+    return lg.Graph.from_edges(src, dst, n=n)
+
+
+def sparse_random(rng, n=50_000):
+    return lg.Graph.from_edges(rng.integers(0, n, n), rng.integers(0, n, n), n=n)
+
+
+CLASSES = {
+    "grid_random": lambda rng: lg.generate.grid(150, 170, directed=True,
+                                                orientation="random", seed=int(rng.integers(99))),
+    "mesh_sweep": lambda rng: lg.generate.mesh(24, 30, 28, directed=True, orientation="sweep",
+                                               two_way=0.1, seed=int(rng.integers(99))),
+    "mesh_random": lambda rng: lg.generate.mesh(20, 20, 20, directed=True,
+                                                orientation="random", seed=int(rng.integers(99))),
+    "long_cycle": long_cycle,
+    "cycle_of_cycles_open": lambda rng: cycle_of_cycles(rng, False),
+    "cycle_of_cycles_closed": lambda rng: cycle_of_cycles(rng, True),
+    "dag": dag,
+    "giant": giant,
+    "two_cycles": two_cycles,
+    "sparse_random": sparse_random,
+    "hubs": hubs,
+    "kronecker": lambda rng: lg.generate.kronecker(12, directed=True,
+                                                   seed=int(rng.integers(99))),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_generated_classes_match_scipy(name, seed):
+    G = CLASSES[name](np.random.default_rng(seed))
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+
+
+@settings(max_examples=80, deadline=None)
+@given(graphs(max_n=40, directed=True))
+def test_hypothesis_graphs_match_scipy_and_cpu(G):
+    labels = gpu_labels(G)
+    np.testing.assert_array_equal(labels, scc_labels(G))
+    np.testing.assert_array_equal(labels, lg.scc(G, backend=CPU).labels)
+
+
+MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")  # 3 x 4
+
+
+@pytest.mark.parametrize("path", MTX, ids=lambda p: p.stem)
+def test_matrix_market_files_match_scipy_and_cpu(path):
+    G = lg.read_mtx(path)
+    labels = gpu_labels(G)
+    np.testing.assert_array_equal(labels, lg.scc(G, backend=CPU).labels)
+    if G.directed:
+        np.testing.assert_array_equal(labels, scc_labels(G))
+
+
+# ------------------------------------------------------------------ group steps directly
+def random_digraph(rng, n):
+    m = int(rng.integers(0, 3 * n))
+    return lg.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+
+
+def both(n, idx, vals):
+    return CPU.vector(n, idx, vals), GPU.vector(n, idx, vals)
+
+
+def same(cv, gv):
+    ci, cvals = CPU.to_coo(cv)
+    gi, gvals = GPU.to_coo(gv)
+    np.testing.assert_array_equal(cp.asnumpy(gi), ci)
+    np.testing.assert_array_equal(cp.asnumpy(gvals), cvals)
+
+
+def step_inputs(rng, G, active_ids):
+    """Both executors' (A, AT, active, label); label holds random earlier entries outside
+    ``active_ids``, which the steps must leave alone."""
+    n = G.n
+    others = np.setdiff1d(np.arange(n), active_ids)
+    done = others[rng.random(others.size) < 0.5]
+    c_active, g_active = both(n, active_ids, active_ids)
+    c_label, g_label = both(n, done, rng.integers(0, n, done.size))
+    return ((CPU.matrix(G, loops=False), CPU.matrix(G, transpose=True, loops=False),
+             c_active, c_label),
+            (GPU.matrix(G, loops=False), GPU.matrix(G, transpose=True, loops=False),
+             g_active, g_label))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_scc_signatures_step_on_unions_of_components(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    G = random_digraph(rng, n)
+    comp = scc_labels(G)
+    chosen = np.unique(comp)[rng.random(np.unique(comp).size) < rng.random()]
+    active_ids = np.flatnonzero(np.isin(comp, chosen))
+    (cA, cAT, ca, cl), (gA, gAT, ga, gl) = step_inputs(rng, G, active_ids)
+    CPU.scc_signatures(cA, cAT, ca, cl)
+    GPU.scc_signatures(gA, gAT, ga, gl)
+    same(cl, gl)
+    np.testing.assert_array_equal(cp.asnumpy(GPU.to_dense(gl, -1))[active_ids],
+                                  comp[active_ids])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_scc_trim_step_matches_cpu(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    G = [lambda: lg.generate.grid(30, 40, directed=True, orientation="random", seed=seed),
+         lambda: random_digraph(rng, n), lambda: hubs(rng)][seed % 3]()
+    active_ids = np.flatnonzero(rng.random(G.n) < (1.0 if seed % 2 else 0.7))
+    (cA, cAT, ca, cl), (gA, gAT, ga, gl) = step_inputs(rng, G, active_ids)
+    c_left = CPU.scc_trim(cA, cAT, ca, cl)
+    g_left = GPU.scc_trim(gA, gAT, ga, gl)
+    same(c_left, g_left)
+    same(cl, gl)
+    assert GPU.nvals(g_left) == CPU.nvals(c_left)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("transpose", [False, True])
+def test_select_edges_matches_cpu(seed, transpose):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 500))
+    G = random_digraph(rng, n)
+    idx = np.flatnonzero(rng.random(n) < 0.8)
+    vals = rng.integers(0, int(rng.integers(1, 6)), idx.size)
+    c_lab, g_lab = both(n, idx, vals)
+    c_out = CPU.select_edges(CPU.matrix(G, transpose=transpose), c_lab)
+    g_out = GPU.select_edges(GPU.matrix(G, transpose=transpose), g_lab)
+    indptr, indices, _ = c_out.to_csr()
+    np.testing.assert_array_equal(cp.asnumpy(g_out.indptr), indptr)
+    np.testing.assert_array_equal(cp.asnumpy(g_out.indices), indices)
+    assert g_out.n == n and g_out.nstored == indices.size
+
+
+def test_select_edges_rejects_labels_of_another_size():
+    G = lg.Graph.from_edges([0, 1], [1, 2])
+    with pytest.raises(ValueError, match="size"):
+        GPU.select_edges(GPU.matrix(G), GPU.iota(G.n + 1))
+
+
+@pytest.mark.parametrize("step", ["scc_trim", "scc_signatures"])
+def test_too_little_memory_is_a_clear_error(monkeypatch, step):
+    G = lg.generate.grid(20, 20, directed=True, orientation="random", seed=3)
+    A, AT = GPU.matrix(G, loops=False), GPU.matrix(G, transpose=True, loops=False)
+    monkeypatch.setattr(storage, "free_bytes", lambda: 1000)
+    label = GPU.vector(G.n, np.empty(0, np.int64), np.empty(0, np.int64))
+    with pytest.raises(MemoryError, match=r"needs [0-9,]+ bytes of GPU memory; 1,000 are"):
+        getattr(GPU, step)(A, AT, GPU.iota(G.n), label)
+    assert GPU.nvals(label) == 0
