@@ -51,6 +51,7 @@ class CpuExecutor(Executor):
     # ---------------------------------------------------------------- storage
     def matrix(self, G, *, transpose=False, loops=True):
         transpose = transpose and G.directed  # an undirected graph is its own transpose
+        loops = loops or G.nself_loops == 0   # nothing to drop: share the one matrix
 
         def build():
             H = G.transpose() if transpose else G
