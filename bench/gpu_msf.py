@@ -21,7 +21,7 @@ not here); ``step_seconds`` the ``spanning_forest`` group step alone (device
 arrays out); ``prepare_seconds`` the one-time edge-list build. ``ecl-mst`` is ECL's own
 ``Dev+`` time (its GPU part, graph on the GPU; ``Dev-``, its unfiltered variant, on graphs
 of average degree below 4, where ECL itself picks that one). ``scipy`` (``minimum_spanning_tree`` on the
-host CSR) and ``cpu-executor`` (``backend="cpu"``): one run each, only where cheap
+host CSR) and ``cpu-executor`` (``backend="cpu"``): one run each after a warm-up run, only where cheap
 (``--host-max`` undirected edges; the notes name the skipped graphs). ``--profile`` adds a CUDA-event split of one call
 per graph by phase.
 """
@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import lagraph_py as lg  # noqa: E402
 from lagraph_py.executor import get_executor  # noqa: E402
 from lagraph_py.graph import Graph  # noqa: E402
-from common import print_table, write_egr  # noqa: E402
+from common import median_seconds, print_table, write_egr  # noqa: E402
 from gpu_bfs import recursive_graph  # noqa: E402
 
 GRAPHS = ("kron20-int", "kron20-float", "kron21-int", "kron21-float", "kron22-int",
@@ -98,16 +98,6 @@ def median_time(fn, repeats: int) -> float:
         t0 = time.perf_counter()
         fn()
         cp.cuda.Device().synchronize()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def host_time(fn, repeats: int = 1) -> float:
-    """Median wall time of ``fn()`` on the host over ``repeats`` runs (no warm-up)."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
@@ -223,9 +213,9 @@ def main(argv=None) -> dict:
                 from scipy.sparse.csgraph import minimum_spanning_tree
                 A = G.to_scipy()
                 rows.append({**base, "implementation": "scipy",
-                             "seconds": host_time(lambda: minimum_spanning_tree(A))})
+                             "seconds": median_seconds(lambda: minimum_spanning_tree(A), 1)})
                 rows.append({**base, "implementation": "cpu-executor",
-                             "seconds": host_time(lambda: lg.msf(G, backend="cpu"))})
+                             "seconds": median_seconds(lambda: lg.msf(G, backend="cpu"), 1)})
             else:
                 notes.append(f"{name}: scipy and cpu-executor skipped ({m:,} edges > "
                              f"--host-max {args.host_max:,}: minutes per run)")
