@@ -15,7 +15,6 @@ reads every JSON file under ``bench/results/``.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -79,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     from bench import suite
+    from bench.report import slug
 
     graphs = suite.QUICK_GRAPHS if args.quick else args.graphs
     sources, repeats = (4, 2) if args.quick else (args.sources, args.repeats)
@@ -88,13 +88,13 @@ def _run(args) -> int:
         nonlocal out
         if out is None:
             device = payload["device"].get("gpu") or payload["device"]["cpu"]
-            out = suite.RESULTS / f"suite_{_slug(device)}.json"
+            out = suite.RESULTS / f"suite_{slug(device)}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(payload, indent=1) + "\n")
 
-    save(suite.run_suite(graphs, args.algorithms, args.backends, sources=sources,
-                         repeats=repeats, peers=not args.no_peers,
-                         validate=not args.no_validate, checkpoint=save))
+    suite.run_suite(graphs, args.algorithms, args.backends, sources=sources, repeats=repeats,
+                    peers=not args.no_peers, validate=not args.no_validate,
+                    checkpoint=save)                     # saves after every graph
     print(f"wrote {out}")
     for name in args.runners:
         _run_runner(name, [])
@@ -114,11 +114,6 @@ def _run_runner(name: str, arguments: list[str]):
 def _runners():
     from bench import suite
     return suite.RUNNERS
-
-
-def _slug(text: str) -> str:
-    """``"AMD EPYC (2 cores)"`` -> ``"amd_epyc_2_cores"``."""
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
 if __name__ == "__main__":

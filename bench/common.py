@@ -15,22 +15,27 @@ import numpy as np
 RESULTS = Path(__file__).parent / "results"
 
 
-def median_seconds(fn, repeats: int) -> float:
-    """Median wall time of ``fn()`` over ``repeats`` calls, after one warm-up call."""
-    return timings(fn, [()] * repeats, budget=None)["seconds"]
+def median_seconds(fn, repeats: int, sync=None) -> float:
+    """Median wall time of ``fn()`` over ``repeats`` calls, after one warm-up call
+    (``sync`` as in :func:`timings`)."""
+    return timings(fn, [()] * repeats, budget=None, sync=sync)["seconds"]
 
 
-def timings(fn, arguments: list[tuple], budget: float | None = 10.0, sync=None) -> dict:
+def timings(fn, arguments: list[tuple], budget: float | None = 10.0, sync=None,
+            check=None) -> dict:
     """Wall times of ``fn(*a)`` for each ``a`` in ``arguments``, after one warm-up call with
     the first: median, min and max seconds and the number of runs. A call slower than
     ``budget / len(arguments)`` seconds at warm-up runs on the first few arguments only
     (at least two), to stay near ``budget``; ``budget=None`` runs them all. ``sync()``, if
-    given, follows every call inside its timing (a GPU call up to a device synchronization)."""
+    given, follows every call inside its timing (a GPU call up to a device synchronization);
+    ``check(result)``, if given, validates the warm-up call's result, untimed."""
     sync = sync or (lambda: None)
     t0 = time.perf_counter()
-    fn(*arguments[0])
+    result = fn(*arguments[0])
     sync()
     warm = time.perf_counter() - t0
+    if check is not None:
+        check(result)
     if budget is not None:
         arguments = arguments[:max(2, int(budget / max(warm, 1e-9)))]
     times = []

@@ -50,10 +50,6 @@ TASKS = ("bfs", "msf", "scc")
 SMALL_GRAPH = 100_000
 
 
-def _road(rows, cols, seed=0):
-    return lg.generate.road(rows, cols, keep=0.7, seed=seed, weights="real")
-
-
 def graph_set(quick: bool) -> dict:
     """``{name: (undirected graph or None, directed graph or None)}`` builders: BFS and
     MSF run on the first, SCC on the second."""
@@ -69,8 +65,8 @@ def graph_set(quick: bool) -> dict:
     g = sizes["grid"]
     out[f"grid{g}"] = lambda: (gen.grid(g, g, weights="real"),
                                gen.grid(g, g, directed=True, orientation="random"))
-    out["road"] = lambda: (_road(*sizes["road"]),) * 2
-    out["small"] = lambda: (_road(55, 55),) * 2
+    out["road"] = lambda: (gen.road(*sizes["road"], weights="real"),) * 2
+    out["small"] = lambda: (gen.road(55, 55, weights="real"),) * 2
     gs = sizes["grid_scc"]
     out[f"grid{gs}"] = lambda: (None, gen.grid(gs, gs, directed=True, orientation="random"))
     m = sizes["mesh"]
@@ -97,9 +93,9 @@ def bfs_rows(G, nsources):
         picks *= -(-64 // len(picks))
     rows = []
     for m in BFS_METHODS:
-        lg.validate.bfs(G, picks[0][0], lg.bfs(G, picks[0][0], method=m))
         rows.append(dict(implementation="lagraph_py", method=m,
-                         **timings(lambda s, m=m: lg.bfs(G, s, method=m), picks)))
+                         **timings(lambda s, m=m: lg.bfs(G, s, method=m), picks,
+                                   check=lambda r: lg.validate.bfs(G, picks[0][0], r))))
     for peer, run in peer_runs("bfs", G).items():
         rows.append(dict(implementation=peer, **timings(run, picks)))
     return rows
@@ -107,9 +103,10 @@ def bfs_rows(G, nsources):
 
 def task_rows(task, G, repeats):
     ours = (lambda: lg.msf(G)) if task == "msf" else (lambda: lg.scc(G))
-    (lg.validate.msf if task == "msf" else lg.validate.scc)(G, ours())
+    validate = lg.validate.msf if task == "msf" else lg.validate.scc
     calls = [()] * repeats
-    rows = [dict(implementation="lagraph_py", **timings(ours, calls))]
+    rows = [dict(implementation="lagraph_py",
+                 **timings(ours, calls, check=lambda r: validate(G, r)))]
     for peer, run in peer_runs(task, G).items():
         rows.append(dict(implementation=peer, **timings(run, calls)))
     return rows

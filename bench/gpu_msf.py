@@ -20,10 +20,11 @@ graph resident on the GPU (``MSFResult.total_weight`` is computed when first rea
 not here); ``step_seconds`` the ``spanning_forest`` group step alone (device
 arrays out); ``prepare_seconds`` the one-time edge-list build. ``ecl-mst`` is ECL's own
 ``Dev+`` time (its GPU part, graph on the GPU; ``Dev-``, its unfiltered variant, on graphs
-of average degree below 4, where ECL itself picks that one). ``scipy`` (``minimum_spanning_tree`` on the
-host CSR) and ``cpu-executor`` (``backend="cpu"``): one run each after a warm-up run, only where cheap
-(``--host-max`` undirected edges; the notes name the skipped graphs). ``--profile`` adds a CUDA-event split of one call
-per graph by phase.
+of average degree below 4, where ECL itself picks that one). ``scipy``
+(``minimum_spanning_tree`` on the host CSR) and ``cpu-executor`` (``backend="cpu"``): one
+run each after a warm-up run, only where cheap (``--host-max`` undirected edges; the notes
+name the skipped graphs). ``--profile`` adds a CUDA-event split of one call per graph by
+phase.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -90,16 +90,8 @@ def make_graphs(names):
             yield f"{shape}-{kind}", G, (w / 2**24 if kind == "float" else None)
 
 
-def median_time(fn, repeats: int) -> float:
-    fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        cp.cuda.Device().synchronize()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def _sync() -> None:
+    cp.cuda.Device().synchronize()  # sync: the timed call's kernels have finished
 
 
 def ecl_seconds(binary, G, w_int, tmp) -> float | None:
@@ -160,7 +152,7 @@ def study(G, repeats: int) -> dict:
             for rounds in (4, 8):
                 steps.LIGHT_PER_VERTEX, steps.LIGHT_ROUNDS = light, rounds
                 G._cache.pop(steps._EDGE_LIST, None)   # the light set depends on the first
-                t = median_time(lambda: ex.spanning_forest(G), repeats)
+                t = median_seconds(lambda: ex.spanning_forest(G), repeats, sync=_sync)
                 out[f"light={light},rounds={rounds}"] = round(t * 1e3, 3)
     finally:
         steps.LIGHT_PER_VERTEX, steps.LIGHT_ROUNDS = saved
@@ -194,8 +186,8 @@ def main(argv=None) -> dict:
             ex.spanning_forest(G)                    # compiles, builds the edge list
             cp.cuda.Device().synchronize()
             prepare = time.perf_counter() - t0
-            step = median_time(lambda: ex.spanning_forest(G), args.repeats)
-            whole = median_time(lambda: lg.msf(G, backend="gpu"), args.repeats)
+            step = median_seconds(lambda: ex.spanning_forest(G), args.repeats, sync=_sync)
+            whole = median_seconds(lambda: lg.msf(G, backend="gpu"), args.repeats, sync=_sync)
             print(f"{name}: lagraph_py {whole * 1e3:.2f} ms (step {step * 1e3:.2f} ms, "
                   f"edge list {prepare:.2f} s)", flush=True)
             rows.append({**base, "implementation": "lagraph_py", "seconds": whole,

@@ -172,7 +172,7 @@ def write_report(results, images, readme) -> list[Path]:
         for graph in _largest_per_family(res["rows"], res["traces"]):
             for backend, levels in res["traces"][graph].items():
                 figures.append(plots.plot_timeline(
-                    levels, images / f"{stem}_timeline_{_slug(graph)}_{backend}.png",
+                    levels, images / f"{stem}_timeline_{slug(graph)}_{backend}.png",
                     f"BFS levels: {graph}, {backend} executor"))
                 shown.append(figures[-1])
         section += [f"![{p.stem}]({Path(os.path.relpath(p, readme.parent)).as_posix()})"
@@ -198,5 +198,6 @@ def _largest_per_family(rows: list[dict], graphs) -> list[str]:
     return sorted(best.values())
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """``"AMD EPYC (2 cores)"`` -> ``"amd_epyc_2_cores"``."""
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")

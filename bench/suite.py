@@ -129,10 +129,12 @@ def _naive_spmv(G):
 
 
 # ---------------------------------------------------------------------- timing
-def measure(run: Callable, arguments: list[tuple], gpu: bool) -> dict:
+def measure(run: Callable, arguments: list[tuple], gpu: bool, check=None) -> dict:
     """Wall times of ``run(*a)`` for each ``a`` in ``arguments`` after one warm-up call
-    with the first: median, min, max (seconds) and the number of runs."""
-    return common.timings(run, arguments, budget=None, sync=_gpu_sync if gpu else None)
+    with the first (validated by ``check`` if given): median, min, max (seconds) and the
+    number of runs."""
+    return common.timings(run, arguments, budget=None, sync=_gpu_sync if gpu else None,
+                          check=check)
 
 
 def _gpu_sync():
@@ -248,12 +250,14 @@ def run_suite(graphs=GRAPHS, algorithms=ALGORITHMS, backends=("cpu",), *, source
                     row = dict(graph=name, algorithm=algorithm, implementation=c.implementation,
                                backend=c.backend, method=c.method,
                                device=payload["device"][c.backend],
-                               **measure(c.run, arguments, c.backend == "gpu"),
+                               **measure(c.run, arguments, c.backend == "gpu",
+                                         check=(lambda r: check(algorithm, graph, r,
+                                                                *arguments[0]))
+                                         if validate and c.implementation == "lagraph_py"
+                                         else None),
                                n=graph.n, nstored=graph.nstored)
                     if algorithm == "bfs":
                         row["GTEPS"] = graph.nstored / row["seconds"] / 1e9
-                    if validate and c.implementation == "lagraph_py":
-                        check(algorithm, graph, c.run(*arguments[0]), *arguments[0])
                     payload["rows"].append(row)
                     log(_row_line(row))
                     advance(1)

@@ -332,7 +332,10 @@ class GpuExecutor(BfsSteps, MsfSteps, SccSteps, Executor):
         rows, cols = M.rows(), M.indices
         present, values = labels.present, labels.values
         keep = present[rows] & present[cols] & (values[rows] == values[cols])
-        counts = cp.bincount(rows[keep], minlength=M.n).get()         # sync
+        kept = rows[keep]
+        counts = cp.bincount(kept, minlength=M.n).get()               # sync
         indptr = np.zeros(M.n + 1, dtype=M.index_dtype)
         np.cumsum(counts, out=indptr[1:])
-        return DeviceMatrix(M.graph, M.transposed, M.loops, indptr, cols[keep].get())
+        out = DeviceMatrix(M.graph, M.transposed, M.loops, indptr, cols[keep])
+        out._rows = kept                                              # already on the device
+        return out

@@ -99,8 +99,9 @@ def _edge_list(A, G) -> _EdgeList:
         sample = cp.sort(E.keys[::max(1, m // SAMPLE)])
         threshold = sample[LIGHT_PER_VERTEX * n * sample.size // m]
         light = E.keys <= threshold
-        order = cp.concatenate((cp.flatnonzero(light), cp.flatnonzero(~light)))  # sync
-        E.nlight = int(cp.count_nonzero(light))                                # sync
+        first = cp.flatnonzero(light)                                          # sync
+        E.nlight = int(first.size)
+        order = cp.concatenate((first, cp.flatnonzero(~light)))                # sync
         E.keys = E.keys[order]
         E.ends = E.ends.reshape(m, 2)[order].reshape(-1)
     return E
@@ -233,15 +234,14 @@ class _Run:
 
     def rounds(self, count: int, bound: int) -> None:
         """Launch ``count`` Borůvka rounds on lists of at most ``bound`` candidates."""
-        grid, k = _grid(bound), lambda name: _module.kernel(name, self.I)
+        grid = _grid(bound)
+        hook, shrink = _module.kernel("msf_hook", self.I), _module.kernel("msf_shrink", self.I)
         for _ in range(count):
             i, o = self.i, 1 - self.i
-            k("msf_hook")(grid, (BLOCK,), (self.lists[i], self.count(i), self.parent,
-                                           self.minkey[i], self.forest, self.count(2),
-                                           self.forest.size, self.count(o)))
-            k("msf_shrink")(grid, (BLOCK,), (self.lists[i], self.count(i), self.parent,
-                                             self.minkey[i], self.minkey[o], self.lists[o],
-                                             self.count(o), self.cap))
+            hook(grid, (BLOCK,), (self.lists[i], self.count(i), self.parent, self.minkey[i],
+                                  self.forest, self.count(2), self.forest.size, self.count(o)))
+            shrink(grid, (BLOCK,), (self.lists[i], self.count(i), self.parent, self.minkey[i],
+                                    self.minkey[o], self.lists[o], self.count(o), self.cap))
             self.i = o
 
     def flatten(self, labels=None) -> None:

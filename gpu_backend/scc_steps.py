@@ -17,8 +17,6 @@ signature rounds and sweeps) are kept on the device and read by :meth:`SccSteps.
 
 from __future__ import annotations
 
-import weakref
-
 import cupy as cp
 import numpy as np
 
@@ -59,7 +57,7 @@ class SccSteps:
         counter = np.uint32 if idx == np.int32 else np.uint64
         cin, cout = cp.empty(n, dtype=counter), cp.empty(n, dtype=counter)
         qa, qb = cp.empty(q.size, dtype=idx), cp.empty(q.size, dtype=idx)
-        words = cp.zeros(_CTL + 1, dtype=np.uint64)              # ctl, then the barrier
+        words = cp.zeros(_CTL, dtype=np.uint64)
         ctl, out = words[:4], words[4:]
         g = _group_size(A.nstored, n)
         hubs = _hubs(A, AT)
@@ -68,7 +66,7 @@ class SccSteps:
             _module.kernel("scc_trim_fused", idx), _module.grid_for(q.size * g, _BLOCK), _BLOCK,
             (A.indptr, A.indices, AT.indptr, AT.indices, active.present, n, q, q.size,
              hubs, hubs.size, np.int32(g), st, cin, cout, qa, qb, lv, lp,
-             left_values, left, ctl, _barrier(words), out))
+             left_values, left, ctl, self._barrier(), out))
         label.touched()
         nleft, levels = (int(x) for x in out[:2].get())         # sync
         self._scc_counts = dict(self._scc_counts or {}, trim_levels=levels)
@@ -80,9 +78,9 @@ class SccSteps:
         q = active.queue(idx)                                    # sync (size)
         if q.size == 0:
             return
-        deg = (A.indptr[q + 1] - A.indptr[q]).astype(np.int64)
-        end = cp.cumsum(deg)
-        m = int(end[-1])                                         # sync (arcs)
+        start = cp.zeros(q.size + 1, dtype=np.int64)             # each row's first arc
+        cp.cumsum(A.indptr[q + 1] - A.indptr[q], out=start[1:])
+        m = int(start[-1])                                       # sync (arcs)
         ensure_fits(m * (2 * isz + 1) + n * 2 * isz + 64, "scc_signatures")
         src, dst = cp.empty(m, dtype=idx), cp.empty(m, dtype=idx)
         alive = cp.empty(m, dtype=np.uint8)
@@ -90,17 +88,17 @@ class SccSteps:
             g = _group_size(m, q.size)
             _module.kernel("scc_gather_edges", idx)(
                 (_module.grid_for(q.size * g, _BLOCK),), (_BLOCK,),
-                (A.indptr, A.indices, active.present, q, q.size, end - deg, np.int32(g),
+                (A.indptr, A.indices, active.present, q, q.size, start, np.int32(g),
                  src, dst, alive))
         fw, bw = cp.empty(n, dtype=idx), cp.empty(n, dtype=idx)
-        words = cp.zeros(_CTL + 1, dtype=np.uint64)
+        words = cp.zeros(_CTL, dtype=np.uint64)
         ctl, out = words[:6], words[6:]
         lv, lp = label.for_update()
         _module.launch_resident(
             _module.kernel("scc_signatures_fused", idx),
             _module.grid_for(max(m, q.size), _BLOCK), _BLOCK,
             (q, q.size, src, dst, alive, m, fw, bw, lv, lp, np.int32(self.scc_local_passes),
-             ctl, _barrier(words), out))
+             ctl, self._barrier(), out))
         label.touched()
         self._scc_counts = dict(self._scc_counts or {}, signature_words=out)
 
@@ -118,18 +116,13 @@ class SccSteps:
 
 #: Rows longer than this are handled by a whole block (LONG_ROW in scc.cu).
 LONG_ROW = 4096
-_hub_lists: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _hubs(A, AT) -> cp.ndarray:
     """The vertices with a row longer than LONG_ROW in ``A`` or its transpose ``AT`` (a
-    device array of A's index type), from the host degrees, cached per matrix."""
-    if A not in _hub_lists:
+    device array of A's index type), from the host degrees, cached on ``A``."""
+    hubs = getattr(A, "_scc_hubs", None)
+    if hubs is None:
         long_rows = (A.row_degree_host() > LONG_ROW) | (AT.row_degree_host() > LONG_ROW)
-        _hub_lists[A] = cp.asarray(np.flatnonzero(long_rows).astype(A.index_dtype))
-    return _hub_lists[A]
-
-
-def _barrier(words: cp.ndarray) -> cp.ndarray:
-    """The two zeroed 32-bit barrier words in the last 64-bit word of ``words``."""
-    return words[-1:].view(np.uint32)
+        hubs = A._scc_hubs = cp.asarray(np.flatnonzero(long_rows).astype(A.index_dtype))
+    return hubs

@@ -126,16 +126,18 @@ def _matrix_key(transposed: bool, loops: bool) -> str:
     return f"gpu.matrix.T{int(transposed)}.L{int(loops)}"
 
 
-def seed_device_matrix(G, indices: cp.ndarray, *, loops: bool = True) -> DeviceMatrix:
+def seed_device_matrix(G, indices: cp.ndarray) -> DeviceMatrix:
     """Cache, as ``G``'s device adjacency, CSR column indices already on the device (in
     ``G``'s own CSR order and index dtype): the first gpu call then uploads only the row
-    pointers. With ``loops=False`` the caller vouches that ``G`` has no self-loops."""
-    return G._cached(_matrix_key(False, loops),
-                     lambda: DeviceMatrix(G, False, loops, G.indptr, indices))
+    pointers."""
+    return G._cached(_matrix_key(False, True),
+                     lambda: DeviceMatrix(G, False, True, G.indptr, indices))
 
 
 def device_matrix(G, *, transpose: bool = False, loops: bool = True) -> DeviceMatrix:
-    """The cached :class:`DeviceMatrix` of ``G`` (or of its transpose)."""
+    """The cached :class:`DeviceMatrix` of ``G`` (or of its transpose); a graph without
+    self-loops has one matrix for both values of ``loops``."""
+    loops = loops or G.nself_loops == 0
     H = G.transpose() if transpose else G
     transposed = transpose and H is not G          # undirected: the transpose is G itself
     key = _matrix_key(transposed, loops)

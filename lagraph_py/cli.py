@@ -135,9 +135,7 @@ def generated(kind: str, size: str, *, directed: bool = False, weights: str | No
     """
     name, _, takes_directed = GENERATORS[kind]
     numbers = parse_size(kind, size)
-    make = getattr(generate, name, None)
-    if make is None:
-        raise UsageError(f"--{kind}: this lagraph_py has no generate.{name}")
+    make = getattr(generate, name)
     options = dict(seed=seed, weights=weights)
     if directed:
         if not takes_directed:
@@ -157,9 +155,13 @@ def read_graph(path: str, *, directed: bool) -> Graph:
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"{path}: no such file")
-    is_mtx = p.name.lower().removesuffix(".gz").endswith(".mtx")
     with progress(f"reading {p.name}"):
-        return read_mtx(p) if is_mtx else read_edgelist(p, directed=directed)
+        return read_mtx(p) if _is_mtx(p) else read_edgelist(p, directed=directed)
+
+
+def _is_mtx(path) -> bool:
+    """Whether ``path`` names a Matrix Market file (``.mtx`` or ``.mtx.gz``)."""
+    return Path(path).name.lower().removesuffix(".gz").endswith(".mtx")
 
 
 def load_graph(args) -> tuple[Graph, str]:
@@ -295,7 +297,7 @@ def cmd_algorithm(args) -> int:
 
 
 def cmd_generate(args) -> int:
-    if Path(args.output).suffix.lower() not in (".mtx", ".gz"):
+    if not _is_mtx(args.output):
         raise UsageError("generate writes Matrix Market: --output must end in .mtx or .mtx.gz")
     G, description = load_graph(args)
     with progress(f"writing {args.output}"):

@@ -101,8 +101,10 @@ class CpuExecutor(Executor):
 
     def to_dense(self, u, fill, *, consume=False):
         if consume:  # u's own arrays: fill where the bitmap says absent
+            full = u.nvals == u.size
             bitmap, values = take_bitmap(u)
-            values[~bitmap] = fill
+            if not full:
+                values[~bitmap] = fill
             return values
         idx, vals = u.to_coo()
         out = np.full(u.size, fill, dtype=vals.dtype)

@@ -252,19 +252,18 @@ class Graph:
         return graph
 
     def _seed_device_matrix(self, src, dst) -> None:
-        """Cache the gpu executor's adjacency, made on the device from validated ids: with
-        self-loops and, when there are none, the same arrays as the loop-free one. An
-        undirected graph's transpose is the graph itself, so it needs no other.
+        """Cache the gpu executor's adjacency, made on the device from validated ids (an
+        undirected graph's transpose is the graph itself, so it needs no other).
         """
         import cupy as cp
         from gpu_backend.storage import seed_device_matrix
 
-        key = src.astype(cp.int64) * self._n + dst.astype(cp.int64)
+        s, d = src.astype(cp.int64), dst.astype(cp.int64)
+        key = s * self._n + d
         if not self._directed:
-            key = cp.concatenate([key, dst.astype(cp.int64) * self._n + src.astype(cp.int64)])
+            key = cp.concatenate([key, d * self._n + s])
         indices = (cp.unique(key) % self._n).astype(self.index_dtype)  # CSR order, no repeats
-        for loops in (True, False) if self.nself_loops == 0 else (True,):
-            seed_device_matrix(self, indices, loops=loops)
+        seed_device_matrix(self, indices)
 
     @classmethod
     def _from_coo(cls, n, rows, cols, weights, directed) -> "Graph":

@@ -170,7 +170,8 @@ def test_memory_error_names_bytes_needed_and_free():
     with mock.patch.object(cp.cuda.runtime, "memGetInfo", return_value=(1000, 2**30)), \
             mock.patch.object(cp, "get_default_memory_pool") as pool:
         pool.return_value.free_bytes.return_value = 24
-        with pytest.raises(MemoryError, match=f"needs {need:,} bytes of GPU memory; 1,024 are free"):
+        with pytest.raises(MemoryError,
+                           match=f"needs {need:,} bytes of GPU memory; 1,024 are free"):
             msf(G, backend="gpu")
     assert steps._EDGE_LIST not in G._cache                 # raised before any work
     same_forest(G)                                          # and works with the memory

@@ -80,8 +80,8 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
         strict order (weight, src, dst). With that order breaking ties the forest is unique.
         ``total_weight``: a Python int (exact) or float (``math.fsum``: correctly rounded,
         so the same on every executor), computed from ``weight`` when first read (on the
-        gpu a copy of the forest's weights to the host). ``component[v]``: the smallest vertex id in the tree
-        of ``v`` (int64).
+        gpu a copy of the forest's weights to the host). ``component[v]``: the smallest
+        vertex id in the tree of ``v`` (int64).
 
     Raises
     ------

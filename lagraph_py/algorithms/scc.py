@@ -145,7 +145,7 @@ def signature_rounds(ex, A, AT, active, label):
     span = ex.reduce(active, "max") + 1                 # fw * span + bw: one key per pair
     M, MT = A, AT
     while True:
-        active = _trim(ex, M, MT, active, label)
+        active = trim(ex, M, MT, active, label)
         if not ex.nvals(active):
             return
         fw = _min_reaching(ex, M, active)
@@ -161,11 +161,6 @@ def signature_rounds(ex, A, AT, active, label):
 
 # ------------------------------------------------------------------------ phases
 def trim(ex, A, AT, active, label):
-    """What :meth:`Executor.scc_trim` stands for (see the phases above)."""
-    return _trim(ex, A, AT, active, label)
-
-
-def _trim(ex, A, AT, active, label):
     """Label every active vertex without an active in- or out-neighbour by its own id,
     repeatedly, and return the vertices left.
 

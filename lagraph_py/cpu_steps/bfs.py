@@ -216,14 +216,6 @@ def _equal(a, b):
     return True
 
 
-@njit(cache=True)
-def _edges_of(vertices, deg):
-    total = 0
-    for v in vertices:
-        total += deg[v]
-    return total
-
-
 def _unsigned(a: np.ndarray) -> np.ndarray:
     """An int32 index array seen as uint32 (no copy): numba then indexes with it without
     a test for negative indices, a third of a push level's time."""
@@ -344,5 +336,5 @@ class BfsSteps:
                 lv[0][:] = p[0]
                 lv[2] = p[2]
             new = _frontier_vector(p[0].size, q, p[1], secondi)
-        fe = _edges_of(q, out_deg) if degrees is not None else 0
+        fe = int(out_deg[q].sum()) if degrees is not None else 0
         return new, last_k, _stats(method, q.size, fe, vin, degrees)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Graph
+from ..graph import Graph, _frozen
 from .convert import graph_of, networkx_edges
 
 
@@ -154,8 +154,3 @@ def _convert(G, weight) -> tuple[Graph, np.ndarray]:
     first = np.ones(key.size, dtype=bool)              # parallel edges: one stored entry
     first[1:] = key[1:] != key[:-1]
     return graph, _frozen(e.position[order][first])
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
