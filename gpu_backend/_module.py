@@ -71,7 +71,7 @@ def _instances(source: str) -> list[str]:
 @lru_cache(maxsize=None)
 def _module(source: str) -> cp.RawModule:
     code = (_DIR / source).read_text()
-    return cp.RawModule(code=code, options=("-std=c++17", f"-I{_DIR}"),  # grid_sync.cuh
+    return cp.RawModule(code=code, options=("-std=c++17", f"-I{_DIR}"),  # shared.cuh
                         name_expressions=_instances(source))
 
 
@@ -141,16 +141,27 @@ def sm_count() -> int:
 
 
 @lru_cache(maxsize=None)
+def l2_bytes() -> int:
+    """Size of the current device's L2 cache."""
+    return int(cp.cuda.Device().attributes["L2CacheSize"])
+
+
+@lru_cache(maxsize=None)
 def _resident_per_sm(function: int, block: int) -> int:
     return max(1, cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function, block, 0))
+
+
+def resident_blocks(kernel: Kernel, blocks: int, block: int) -> int:
+    """``blocks``, or fewer: as many as fit on the device at once (the grid of
+    :func:`launch_resident`)."""
+    return max(1, min(blocks, _resident_per_sm(kernel.ptr, block) * sm_count()))
 
 
 def launch_resident(kernel: Kernel, blocks: int, block: int, args: tuple) -> None:
     """Launch ``kernel`` with at most as many blocks as fit on the device at once, as a
     cooperative launch (CUDA refuses it rather than leave a block waiting to start), for
     kernels whose blocks wait for each other."""
-    blocks = max(1, min(blocks, _resident_per_sm(kernel.ptr, block) * sm_count()))
-    kernel((blocks,), (block,), args, cooperative=True)
+    kernel((resident_blocks(kernel, blocks, block),), (block,), args, cooperative=True)
 
 
 def grid_for(work: int, block: int, per_sm: int = 32) -> int:

@@ -109,6 +109,10 @@ class GpuExecutor(BfsSteps, MsfSteps, SccSteps, Executor):
         if one is not None and 0 <= one[0] < size:
             return self._vector_one(size, *one)
         host = not isinstance(indices, cp.ndarray)
+        if host and np.size(indices) == 0 and not isinstance(values, cp.ndarray):
+            dtype = _INT64 if np.ndim(values) == 0 else _value_dtype(np.asarray(values).dtype)
+            return GpuVector(size, cp.empty(size, dtype=dtype), cp.zeros(size, dtype=bool),
+                             nvals=0)                    # no entries: no copies, no scatter
         if host:
             idx_h = np.asarray(indices, dtype=np.int64).reshape(-1)
             if idx_h.size and (idx_h.min() < 0 or idx_h.max() >= size):

@@ -1,14 +1,22 @@
 """The SCC group steps of the gpu executor: persistent kernels in ``kernels/scc.cu``.
 
 :meth:`SccSteps.scc_trim` replaces the trim rounds with ONE launch: each active vertex
-counts its active in- and out-neighbours, the vertices at zero are removed, and removals
-are peeled level by level (a removed vertex decrements its neighbours' counts; one that
-falls to zero is removed at the next level), with a grid barrier between levels and no
-host decision. :meth:`SccSteps.scc_signatures` labels everything left in ONE launch of
-min-id propagation in both directions with arc removal (see ``scc_signatures_fused`` in
-``kernels/scc.cu``): every vertex acts as a pivot at once, values travel many arcs per
-sweep (in place) and jump along their own pointers, sweeps repeat until no value changes
-and rounds until no vertex is left, all decided on the device.
+counts its active in- and out-neighbours (the row lengths when every vertex is active), the
+vertices at zero are removed, and removals are peeled level by level (a removed vertex
+decrements its neighbours' counts; one that falls to zero is removed at the next level),
+with a grid barrier between levels and no host decision. Rows longer than LONG_ROW are cut
+into chunks that whole blocks handle, and a vertex's long row is not counted down (every
+removal next to a hub would hit one word) but scanned once a level for an active
+neighbour. :meth:`SccSteps.scc_signatures` labels everything left in ONE launch of min-id
+propagation in both directions (see ``scc_signatures_fused`` in ``kernels/scc.cu``): every
+vertex acts as a pivot at once, values travel many arcs per sweep (in place) and jump along
+their own pointers, sweeps repeat until no value changes, and each round keeps only the
+vertices not done and the arcs inside their classes, compacted, until none is left; all
+decided on the device.
+
+The gpu runs one trim and then the signatures on every graph (``scc_seed_phases =
+"trim"``): on Kronecker graphs the signatures finish what the trim leaves in one round, so
+the forward-backward search (a BFS whose levels the host drives) does not pay here.
 
 Each step synchronizes a fixed number of times per call (sizes of the work, the count of
 vertices left): never per level, sweep or round. The counts of the last call (trim levels,
@@ -40,8 +48,11 @@ class SccSteps:
     """Mixin with the fused SCC steps; needs the primitive steps of the executor."""
 
     #: Relaxation passes a block makes over its tile of arcs per signature sweep (at
-    #: most; it stops once a pass changes nothing).
-    scc_local_passes = 8
+    #: most; it stops once a pass changes nothing), while the arcs fit in the L2 cache.
+    scc_local_passes = 4
+    #: One trim, then the signatures, on every graph: the signature kernel settles a
+    #: power-law graph in a round (``bench/scc_notes.md``).
+    scc_seed_phases = "trim"
     _scc_counts = None
 
     def scc_trim(self, A, AT, active, label) -> GpuVector:
@@ -60,13 +71,13 @@ class SccSteps:
         words = cp.zeros(_CTL, dtype=np.uint64)
         ctl, out = words[:4], words[4:]
         g = _group_size(A.nstored, n)
-        hubs = _hubs(A, AT)
+        (acv, aclo), (tcv, tclo) = _long_row_chunks(A), _long_row_chunks(AT)
         lv, lp = label.for_update()
         _module.launch_resident(
             _module.kernel("scc_trim_fused", idx), _module.grid_for(q.size * g, _BLOCK), _BLOCK,
             (A.indptr, A.indices, AT.indptr, AT.indices, active.present, n, q, q.size,
-             hubs, hubs.size, np.int32(g), st, cin, cout, qa, qb, lv, lp,
-             left_values, left, ctl, self._barrier(), out))
+             acv, aclo, acv.size, tcv, tclo, tcv.size, np.int32(g), st, cin, cout, qa, qb,
+             lv, lp, left_values, left, ctl, self._barrier(), out))
         label.touched()
         nleft, levels = (int(x) for x in out[:2].get())         # sync
         self._scc_counts = dict(self._scc_counts or {}, trim_levels=levels)
@@ -74,31 +85,33 @@ class SccSteps:
 
     def scc_signatures(self, A, AT, active, label) -> None:
         n, idx = A.n, A.index_dtype
-        isz = np.dtype(idx).itemsize
         q = active.queue(idx)                                    # sync (size)
         if q.size == 0:
             return
         start = cp.zeros(q.size + 1, dtype=np.int64)             # each row's first arc
         cp.cumsum(A.indptr[q + 1] - A.indptr[q], out=start[1:])
         m = int(start[-1])                                       # sync (arcs)
-        ensure_fits(m * (2 * isz + 1) + n * 2 * isz + 64, "scc_signatures")
-        src, dst = cp.empty(m, dtype=idx), cp.empty(m, dtype=idx)
-        alive = cp.empty(m, dtype=np.uint8)
+        pair = 2 * np.dtype(idx).itemsize
+        ensure_fits(2 * m * pair + n * pair + 2 * q.size * pair + 64, "scc_signatures")
+        arcs, spare = cp.empty((m, 2), dtype=idx), cp.empty((m, 2), dtype=idx)
         if m:
             g = _group_size(m, q.size)
             _module.kernel("scc_gather_edges", idx)(
                 (_module.grid_for(q.size * g, _BLOCK),), (_BLOCK,),
-                (A.indptr, A.indices, active.present, q, q.size, start, np.int32(g),
-                 src, dst, alive))
-        fw, bw = cp.empty(n, dtype=idx), cp.empty(n, dtype=idx)
+                (A.indptr, A.indices, active.present, q, q.size, start, np.int32(g), arcs))
+        sig = cp.empty((n, 2), dtype=idx)
         words = cp.zeros(_CTL, dtype=np.uint64)
         ctl, out = words[:6], words[6:]
+        kernel = _module.kernel("scc_signatures_fused", idx)
+        blocks = _module.resident_blocks(kernel, _module.grid_for(max(m, q.size), _BLOCK),
+                                         _BLOCK)
+        part = cp.empty(blocks, dtype=np.uint64)
         lv, lp = label.for_update()
         _module.launch_resident(
-            _module.kernel("scc_signatures_fused", idx),
-            _module.grid_for(max(m, q.size), _BLOCK), _BLOCK,
-            (q, q.size, src, dst, alive, m, fw, bw, lv, lp, np.int32(self.scc_local_passes),
-             ctl, self._barrier(), out))
+            kernel, blocks, _BLOCK,
+            (q.copy(), cp.empty_like(q), q.size, arcs, spare, m, sig, lv, lp,
+             np.int32(self.scc_local_passes), _module.l2_bytes() // pair, part, ctl,
+             self._barrier(), out))
         label.touched()
         self._scc_counts = dict(self._scc_counts or {}, signature_words=out)
 
@@ -114,15 +127,23 @@ class SccSteps:
         return counts
 
 
-#: Rows longer than this are handled by a whole block (LONG_ROW in scc.cu).
-LONG_ROW = 4096
+#: Rows longer than this are cut into chunks of CHUNK arcs, each counted and peeled by a
+#: whole block (LONG_ROW and CHUNK in scc.cu).
+LONG_ROW, CHUNK = 512, 2048
 
 
-def _hubs(A, AT) -> cp.ndarray:
-    """The vertices with a row longer than LONG_ROW in ``A`` or its transpose ``AT`` (a
-    device array of A's index type), from the host degrees, cached on ``A``."""
-    hubs = getattr(A, "_scc_hubs", None)
-    if hubs is None:
-        long_rows = (A.row_degree_host() > LONG_ROW) | (AT.row_degree_host() > LONG_ROW)
-        hubs = A._scc_hubs = cp.asarray(np.flatnonzero(long_rows).astype(A.index_dtype))
-    return hubs
+def _long_row_chunks(M) -> tuple[cp.ndarray, cp.ndarray]:
+    """The chunks of the rows of ``M`` longer than LONG_ROW: each one's vertex (``M``'s
+    index type) and first arc (int64), device arrays built from the host degrees and
+    cached on ``M``."""
+    chunks = getattr(M, "_scc_chunks", None)
+    if chunks is None:
+        deg = M.row_degree_host().astype(np.int64)
+        rows = np.flatnonzero(deg > LONG_ROW)
+        pieces = -(-deg[rows] // CHUNK)
+        vertex = np.repeat(rows, pieces)
+        first = np.concatenate(([0], np.cumsum(deg)))[vertex]
+        k = np.arange(vertex.size) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+        chunks = M._scc_chunks = (cp.asarray(vertex.astype(M.index_dtype)),
+                                  cp.asarray(first + k * CHUNK))
+    return chunks

@@ -210,11 +210,13 @@ def _keep_host_form(x, name, form):
     return x
 
 
-def csr_arrays(M: gb.Matrix) -> tuple[np.ndarray, np.ndarray]:
+def csr_arrays(M: gb.Matrix, *, unsigned: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Numpy ``(indptr, indices)`` of the pattern ``M`` (read-only; never write to them).
 
     Free for a matrix from :meth:`CpuExecutor.matrix` (the Graph's own arrays); any other
-    matrix is exported once and the copy kept while ``M`` lives.
+    matrix is exported once and the copy kept while ``M`` lives. With ``unsigned=True`` both
+    are seen as unsigned integers of the same width (no copy): numba then indexes with them
+    without a test for negative indices.
 
     Examples
     --------
@@ -223,10 +225,15 @@ def csr_arrays(M: gb.Matrix) -> tuple[np.ndarray, np.ndarray]:
     >>> indptr, indices = csr_arrays(CpuExecutor().matrix(G))
     >>> indptr.tolist(), indices.tolist()
     ([0, 1, 2, 2], [1, 2])
+    >>> csr_arrays(CpuExecutor().matrix(G), unsigned=True)[1].dtype
+    dtype('uint32')
     """
     def export():
         csr = M.ss.export("csr", sort=True)
         return csr["indptr"].view(np.int64), csr["col_indices"].view(np.int64)
+    if unsigned:
+        return host_form(M, "csr.unsigned", lambda: tuple(
+            a.view(f"u{a.itemsize}") for a in host_form(M, "csr", export)))
     return host_form(M, "csr", export)
 
 
@@ -244,6 +251,28 @@ def dense_array(u: Vector) -> np.ndarray:
     return host_form(u, "dense", u.to_dense)
 
 
+def take_arrays(u: Vector) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray]:
+    """Numpy ``(indices, bitmap, values)`` of ``u``, taken from it (left empty) as SuiteSparse
+    stores them, without a copy: a sparse ``u`` gives ascending uint64 ``indices`` and
+    their values (``bitmap`` None), a bitmap one its ``bitmap`` and ``values`` of length
+    ``u.size`` (arbitrary where absent; ``indices`` None), a full one only ``values``.
+    Iso values are expanded.
+
+    Examples
+    --------
+    >>> take_arrays(Vector.from_coo([2], [7], size=100_000))
+    (array([2], dtype=uint64), None, array([7]))
+    >>> take_arrays(Vector.from_dense(np.array([4, 5])))
+    (None, None, array([4, 5]))
+    """
+    d = u.ss.unpack(sort=True)
+    indices, bitmap, values = d.get("indices"), d.get("bitmap"), d["values"]
+    if d["is_iso"]:
+        count = u.size if indices is None else indices.size
+        values = np.full(count, values[0] if values.size else 0, dtype=values.dtype)
+    return indices, bitmap, values
+
+
 def take_bitmap(u: Vector) -> tuple[np.ndarray, np.ndarray]:
     """Numpy ``(bitmap, values)`` of length ``u.size``, taken from ``u`` (left empty);
     ``values`` is arbitrary where ``bitmap`` is False.
@@ -258,20 +287,14 @@ def take_bitmap(u: Vector) -> tuple[np.ndarray, np.ndarray]:
     ([False, True, False], 7)
     """
     n = u.size
-    d = u.ss.unpack()
-    values = d["values"]
-    if d["format"] == "sparse":
-        idx = d["indices"].view(np.int64)
+    indices, bitmap, values = take_arrays(u)
+    if indices is not None:
         bitmap = np.zeros(n, dtype=bool)
-        bitmap[idx] = True
+        bitmap[indices] = True
         dense = np.empty(n, dtype=values.dtype)
-        dense[idx] = values
+        dense[indices] = values
         return bitmap, dense
-    if d["is_iso"]:
-        values = np.full(n, values[0] if values.size else 0, dtype=values.dtype)
-    if d["format"] == "full":
-        return np.ones(n, dtype=bool), values
-    return d["bitmap"], values
+    return (np.ones(n, dtype=bool) if bitmap is None else bitmap), values
 
 
 def _from_sorted(size, indices, values):

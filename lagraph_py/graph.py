@@ -282,9 +282,12 @@ class Graph:
                               f"{rows.size:,} edges (CSR needs n + 1 row pointers)") from None
 
     @classmethod
-    def _from_matrix(cls, M: gb.Matrix, directed: bool, weighted: bool) -> "Graph":
+    def _from_matrix(cls, M: gb.Matrix, directed: bool, weighted: bool,
+                     idx: np.dtype | None = None) -> "Graph":
+        """A Graph of the matrix ``M`` with index arrays of type ``idx`` (by default the
+        smallest that holds them)."""
         n, nstored = M.nrows, M.nvals
-        idx = index_dtype(n, nstored)
+        idx = idx or index_dtype(n, nstored)
         csr = M.ss.export("csr", sort=True, give_ownership=True)
         indptr = np.asarray(csr["indptr"]).astype(idx)
         indices = np.asarray(csr["col_indices"]).astype(idx)
@@ -375,7 +378,7 @@ class Graph:
         if not self._directed:
             return self
         return self._cached("transpose", lambda: Graph._from_matrix(
-            self._matrix().T.new(), True, self.weighted))
+            self._matrix().T.new(), True, self.weighted, self.index_dtype))
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """New int64 arrays ``(src, dst, weight)``, one row per edge.

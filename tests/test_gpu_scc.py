@@ -15,7 +15,7 @@ from conftest import DATA, cupy_or_skip  # noqa: E402
 cp = cupy_or_skip()
 
 import lagraph_py as lg  # noqa: E402
-from gpu_backend import GpuExecutor, storage  # noqa: E402
+from gpu_backend import GpuExecutor, _module, storage  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 from oracles import graphs, scc_labels  # noqa: E402
 
@@ -110,6 +110,42 @@ CLASSES = {
 @pytest.mark.parametrize("name", sorted(CLASSES))
 def test_generated_classes_match_scipy(name, seed):
     G = CLASSES[name](np.random.default_rng(seed))
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+
+
+def with_int64_ids(G):
+    """``G`` with int64 CSR index arrays (the kernels' ``long long`` instantiation)."""
+    return lg.Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
+                    None)
+
+
+@pytest.mark.parametrize("name", ["grid_random", "hubs", "kronecker", "two_cycles"])
+def test_int64_index_arrays(name):
+    G = with_int64_ids(CLASSES[name](np.random.default_rng(5)))
+    assert GPU.matrix(G).index_dtype == np.int64
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+
+
+@pytest.mark.parametrize("passes, cache", [(1, None), (8, None), (4, 0)],
+                         ids=["one-pass", "eight-passes", "arcs-beyond-cache"])
+@pytest.mark.parametrize("name", ["grid_random", "mesh_sweep", "cycle_of_cycles_closed",
+                                  "kronecker"])
+def test_signature_passes_do_not_change_labels(monkeypatch, name, passes, cache):
+    """Local passes per sweep, and one pass only where the arcs exceed the cache: the same
+    labels, however the values travel."""
+    monkeypatch.setattr(GPU, "scc_local_passes", passes)
+    if cache is not None:
+        monkeypatch.setattr(_module, "l2_bytes", lambda: cache)
+    G = CLASSES[name](np.random.default_rng(3))
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+
+
+@pytest.mark.parametrize("name", ["hubs", "kronecker", "giant"])
+def test_forward_backward_seed_phases_on_the_gpu(monkeypatch, name):
+    """The cpu's seed phases (forward-backward, 2-cycles) with the gpu's steps: the text's
+    other strategy gives the same labels."""
+    monkeypatch.setattr(GPU, "scc_seed_phases", "forward_backward")
+    G = CLASSES[name](np.random.default_rng(4))
     np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
 
 

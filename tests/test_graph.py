@@ -151,3 +151,14 @@ def test_empty_graphs():
     assert (G.n, G.nedges, G.nstored) == (0, 0, 0)
     G = Graph.from_edges([], [], n=4, directed=False)
     assert G.n == 4 and G.to_scipy().shape == (4, 4) and G.nedges == 0
+
+
+def test_transpose_keeps_the_index_type():
+    """A graph built with int64 index arrays keeps them in its transpose (executors pair
+    the two in one kernel instantiation)."""
+    G = Graph.from_edges([0, 1, 2], [1, 2, 0], n=4)
+    wide = Graph(G.n, True, G.indptr.astype(np.int64), G.indices.astype(np.int64), None)
+    T = wide.transpose()
+    assert T.indptr.dtype == T.indices.dtype == np.int64
+    np.testing.assert_array_equal(T.indices, G.transpose().indices)
+    assert G.transpose().index_dtype == np.int32

@@ -227,7 +227,8 @@ def test_every_phase_runs_and_is_right(backend):
             return out
         return mock.patch.object(scc_module, name, wrapper)
 
-    with spy("_forward_backward"), spy("_trim_pairs"):
+    with spy("_forward_backward"), spy("_trim_pairs"), \
+            mock.patch.object(get_executor(backend), "scc_seed_phases", "forward_backward"):
         labels = check(G, backend)
     assert (labels[giant] == min(giant)).all()
     assert calls["_forward_backward"] == 1
@@ -245,6 +246,21 @@ def test_graphs_without_hubs_skip_forward_backward(make):
                            side_effect=AssertionError("forward-backward ran")):
         check(G, "cpu")
         check(G, CpuExecutor())
+
+
+@pytest.mark.parametrize("make", [
+    lambda: generate.kronecker(10, directed=True, seed=2),
+    lambda: generate.grid(30, 30, directed=True, orientation="random", seed=2),
+    lambda: generate.mesh(8, 8, 8, directed=True, orientation="sweep", two_way=0.2, seed=2),
+], ids=["kronecker", "grid", "mesh"])
+def test_trim_seed_phase_gives_the_same_labels(backend, make):
+    """The other choice of ``Executor.scc_seed_phases`` (the gpu's: one trim, no
+    forward-backward) on every executor."""
+    G = make()
+    with mock.patch.object(get_executor(backend), "scc_seed_phases", "trim"), \
+            mock.patch.object(scc_module, "_forward_backward",
+                              side_effect=AssertionError("forward-backward ran")):
+        check(G, backend)
 
 
 def test_hub_rule_tells_power_law_from_meshes_and_random_graphs():

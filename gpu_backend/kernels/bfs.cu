@@ -14,7 +14,7 @@
 //            vertices of out-degree >= hub_deg (written while a frontier is built, read into
 //            shared memory by the next pull step).
 
-#include "grid_sync.cuh"
+#include "shared.cuh"
 
 #define UNV 0x7fffffff
 #define HC 2048

@@ -8,12 +8,23 @@
 //   bar  two barrier words, zero at launch
 //   out  results (device words, read by the host once, after the kernel)
 // Vertices are handled by groups of g lanes (g a power of two <= 32, "virtual warps"
-// sized to the average degree): the lanes of a group stride over one vertex's row.
+// sized to the average degree): the lanes of a group stride over one vertex's row. Rows
+// longer than LONG_ROW are cut into chunks of CHUNK arcs, each handled by a whole block,
+// so that no thread walks a hub's row alone (the host lists the chunks: scc_steps.py).
 
-#include "grid_sync.cuh"
+#include "shared.cuh"
+
+#define LONG_ROW 512
+#define CHUNK 2048
 
 template <typename I> struct Counter { typedef unsigned long long T; };
 template <> struct Counter<int> { typedef unsigned T; };
+template <typename I> struct Pair { typedef longlong2 T; };
+template <> struct Pair<int> { typedef int2 T; };
+
+// The top bit of a count marks the direction of a long row: its vertex is not counted down
+// (every removed neighbour would hit the same word) but checked once a level (stamp below).
+template <typename C> __device__ __forceinline__ C hub_bit() { return C(1) << (8 * sizeof(C) - 1); }
 
 __device__ __forceinline__ unsigned decrement(unsigned* p) { return atomicSub(p, 1u); }
 __device__ __forceinline__ unsigned long long decrement(unsigned long long* p) {
@@ -44,65 +55,92 @@ __device__ __forceinline__ void block_add(unsigned long long x, T* to) {
     __syncthreads();
 }
 
-// Rows longer than this are handled by a whole block (hubs), not by a vertex's group.
-#define LONG_ROW 4096
-
 __device__ __forceinline__ bool is_active(const int* st, long long x) {
     return __ldcg(&st[x]) > 0;
 }
 
-// Active neighbours of v in one CSR row, counted by `step` lanes from `lane` (none for a
-// long row when `short_only`).
+// Active vertices among ind[lo..hi), counted by `step` lanes from `lane`.
 template <typename I>
-__device__ __forceinline__ unsigned long long active_in_row(const I* __restrict__ ptr,
-                                                            const I* __restrict__ ind, I v,
-                                                            const int* st, int lane, int step,
-                                                            bool short_only) {
+__device__ __forceinline__ unsigned long long active_in(const I* __restrict__ ind, long long lo,
+                                                        long long hi, const int* st, int lane,
+                                                        int step) {
     unsigned long long c = 0;
-    const long long lo = ptr[v], hi = ptr[v + 1];
-    if (short_only && hi - lo > LONG_ROW) return 0;
     for (long long p = lo + lane; p < hi; p += step) c += is_active(st, ind[p]);
     return c;
 }
 
-// Removal of v's neighbours' counts along one CSR row (by `step` lanes from `lane`; a long
-// row only when not `short_only`): a neighbour x still active whose count falls to zero is
-// claimed (st 1 -> mark) by one thread, labelled by its own id and appended to the next
-// level's queue.
+// Claim active x for the next level (st 1 -> mark; one thread wins), label it by its own
+// id and append it to the next level's queue.
+template <typename I>
+__device__ __forceinline__ void claim(I x, int* st, int mark, I* next,
+                                      unsigned long long* nnext, long long* lv,
+                                      unsigned char* lp) {
+    if (atomicCAS(&st[x], 1, mark) == 1) {
+        lv[x] = x;
+        lp[x] = 1;
+        next[slot(nnext)] = x;
+    }
+}
+
+// A removed vertex's neighbours ind[lo..hi) (by `step` lanes from `lane`) each lose one
+// active neighbour: one still active whose count falls to zero is claimed.
 template <typename I, typename C>
-__device__ __forceinline__ void peel_row(const I* __restrict__ ptr, const I* __restrict__ ind,
-                                         I v, int lane, int step, bool short_only, int* st,
-                                         int mark, C* count, I* next,
-                                         unsigned long long* nnext, long long* lv,
-                                         unsigned char* lp) {
-    const long long lo = ptr[v], hi = ptr[v + 1];
-    if ((hi - lo > LONG_ROW) == short_only) return;
+__device__ __forceinline__ void peel(const I* __restrict__ ind, long long lo, long long hi,
+                                     int lane, int step, int* st, int mark, C* count, I* next,
+                                     unsigned long long* nnext, long long* lv,
+                                     unsigned char* lp) {
     for (long long p = lo + lane; p < hi; p += step) {
         const I x = ind[p];
-        if (is_active(st, x) && decrement(&count[x]) == 1 && atomicCAS(&st[x], 1, mark) == 1) {
-            lv[x] = x;
-            lp[x] = 1;
-            next[atomicAdd(nnext, 1ull)] = x;
-        }
+        if (is_active(st, x) && !(__ldcg(&count[x]) & hub_bit<C>()) &&
+            decrement(&count[x]) == 1)
+            claim(x, st, mark, next, nnext, lv, lp);
     }
+}
+
+// v's row in one direction: [lo, hi), made empty for a long row (true).
+template <typename I>
+__device__ __forceinline__ bool long_row(const I* __restrict__ ptr, I v, long long& lo,
+                                         long long& hi) {
+    lo = ptr[v];
+    hi = ptr[v + 1];
+    if (hi - lo <= LONG_ROW) return false;
+    hi = lo;
+    return true;
+}
+
+// Chunk c of the long rows of one direction: its vertex and arcs [lo, hi).
+template <typename I>
+__device__ __forceinline__ I chunk_of(const I* __restrict__ ptr, const I* __restrict__ cv,
+                                      const long long* __restrict__ clo, long long c,
+                                      long long& lo, long long& hi) {
+    const I v = cv[c];
+    lo = clo[c];
+    hi = min(lo + CHUNK, (long long)ptr[v + 1]);
+    return v;
 }
 
 // scc_trim: label by its own id every active vertex without an active in- or out-neighbour,
 // repeatedly. st[v] starts as the active bitmap pres (1 active, 0 not); cin / cout count
 // each active vertex's active in- / out-neighbours; then the vertices at zero are peeled
 // level by level (qa, qb alternate), each removal decrementing its neighbours' counts. A
-// vertex in the queue of level L has st = -(L + 1). The fixed point is unique, so the order
-// of removals does not matter. Rows longer than LONG_ROW are counted and peeled by a whole
-// block: hubs[0..nhubs) lists the vertices with such a row.
-// ctl[0..2]: level queue sizes (rotating). Results: out[0] vertices left, out[1] levels.
-// Left: rp[v] = 1 and rv[v] = v for every active vertex kept (rp zero elsewhere).
+// vertex in the queue of level L has st = -(L + 1). When every vertex is active the counts
+// are the row lengths. A long row's count is instead the hub
+// bit plus a stamp: each level, the blocks scan the chunks of the long rows of active
+// vertices for an active neighbour (stopping at the first) and stamp the count with the
+// level; an active vertex whose stamp is missing then has none and is claimed. The fixed
+// point is unique, so the order of removals does not matter. The chunks of long rows:
+// (acv, aclo)[0..nac) of A, (tcv, tclo)[0..ntc) of AT. ctl[0..2]: level queue sizes
+// (rotating). Results: out[0] vertices left, out[1] levels. Left: rp[v] = 1 and rv[v] = v
+// for every active vertex kept (rp zero elsewhere).
 template <typename I>
 __global__ void __launch_bounds__(512)
 scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
                const I* __restrict__ tptr, const I* __restrict__ tind,
                const unsigned char* __restrict__ pres, long long n,
-               const I* __restrict__ q, long long nq, const I* __restrict__ hubs,
-               long long nhubs, int g, int* st, typename Counter<I>::T* cin,
+               const I* __restrict__ q, long long nq,
+               const I* __restrict__ acv, const long long* __restrict__ aclo, long long nac,
+               const I* __restrict__ tcv, const long long* __restrict__ tclo, long long ntc,
+               int g, int* st, typename Counter<I>::T* cin,
                typename Counter<I>::T* cout, I* qa, I* qb, long long* lv, unsigned char* lp,
                long long* rv, unsigned char* rp, unsigned long long* ctl, unsigned int* bar,
                unsigned long long* out) {
@@ -113,30 +151,24 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const int lane = (int)(tid & (g - 1));
     const long long ngroups = nthreads / g;
+    const long long nchunks = nac + ntc;
+    long long lo, hi;
 
     for (long long v = tid; v < n; v += nthreads) st[v] = pres[v];
     grid_sync(bar, gen);
-    for (long long w = tid / g; w < nq; w += ngroups) {       // counts: short rows
+    const bool everyone = nq == n;                            // counts = row lengths
+    for (long long w = tid / g; w < nq; w += ngroups) {       // counts of short rows
         const I v = q[w];
-        const unsigned long long out_n = group_sum(active_in_row(aptr, aind, v, st, lane, g,
-                                                                 true), g);
-        const unsigned long long in_n = group_sum(active_in_row(tptr, tind, v, st, lane, g,
-                                                                true), g);
+        const bool out_long = long_row(aptr, v, lo, hi);
+        const unsigned long long out_n =
+            everyone ? hi - lo : group_sum(active_in(aind, lo, hi, st, lane, g), g);
+        const bool in_long = long_row(tptr, v, lo, hi);
+        const unsigned long long in_n =
+            everyone ? hi - lo : group_sum(active_in(tind, lo, hi, st, lane, g), g);
         if (lane == 0) {
-            cout[v] = (C)out_n;
-            cin[v] = (C)in_n;
+            cout[v] = out_long ? hub_bit<C>() : (C)out_n;
+            cin[v] = in_long ? hub_bit<C>() : (C)in_n;
         }
-    }
-    grid_sync(bar, gen);
-    for (long long h = blockIdx.x; h < nhubs; h += gridDim.x) {  // ... long rows
-        const I v = hubs[h];
-        if (!is_active(st, v)) continue;
-        if (aptr[v + 1] - aptr[v] > LONG_ROW)
-            block_add(active_in_row(aptr, aind, v, st, threadIdx.x, blockDim.x, false),
-                      &cout[v]);
-        if (tptr[v + 1] - tptr[v] > LONG_ROW)
-            block_add(active_in_row(tptr, tind, v, st, threadIdx.x, blockDim.x, false),
-                      &cin[v]);
     }
     grid_sync(bar, gen);
     for (long long i = tid; i < nq; i += nthreads) {
@@ -145,7 +177,7 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
             st[v] = -1;
             lv[v] = v;
             lp[v] = 1;
-            qa[atomicAdd(&ctl[0], 1ull)] = v;
+            qa[slot(&ctl[0])] = v;
         }
     }
     grid_sync(bar, gen);
@@ -153,7 +185,7 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
     int level = 0;
     for (;; ++level) {
         const unsigned long long nc = *(volatile unsigned long long*)&ctl[level % 3];
-        if (nc == 0) break;
+        if (nc == 0 && (nchunks == 0 || level > 0)) break;   // (level 0 checks the hubs)
         removed += nc;
         if (tid == 0) ctl[(level + 2) % 3] = 0;
         const I* cur = (level & 1) ? qb : qa;
@@ -162,16 +194,45 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
         const int mark = -(level + 2);
         for (long long w = tid / g; w < (long long)nc; w += ngroups) {
             const I v = __ldcg(&cur[w]);
-            peel_row(aptr, aind, v, lane, g, true, st, mark, cin, next, nnext, lv, lp);
-            peel_row(tptr, tind, v, lane, g, true, st, mark, cout, next, nnext, lv, lp);
+            long_row(aptr, v, lo, hi);
+            peel(aind, lo, hi, lane, g, st, mark, cin, next, nnext, lv, lp);
+            long_row(tptr, v, lo, hi);
+            peel(tind, lo, hi, lane, g, st, mark, cout, next, nnext, lv, lp);
         }
-        for (long long h = blockIdx.x; h < nhubs; h += gridDim.x) {
-            const I v = hubs[h];
+        for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {   // removed hubs' rows
+            const bool fwd = c < nac;
+            const I v = fwd ? chunk_of(aptr, acv, aclo, c, lo, hi)
+                            : chunk_of(tptr, tcv, tclo, c - nac, lo, hi);
             if (__ldcg(&st[v]) != -(level + 1)) continue;
-            peel_row(aptr, aind, v, threadIdx.x, blockDim.x, false, st, mark, cin, next,
-                     nnext, lv, lp);
-            peel_row(tptr, tind, v, threadIdx.x, blockDim.x, false, st, mark, cout, next,
-                     nnext, lv, lp);
+            peel(fwd ? aind : tind, lo, hi, (int)threadIdx.x, (int)blockDim.x, st, mark,
+                 fwd ? cin : cout, next, nnext, lv, lp);
+        }
+        if (nchunks) {                                       // active hubs: any neighbour?
+            const C stamp = hub_bit<C>() | (C)(level + 1);
+            grid_sync(bar, gen);
+            for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
+                const bool fwd = c < nac;
+                const I v = fwd ? chunk_of(aptr, acv, aclo, c, lo, hi)
+                                : chunk_of(tptr, tcv, tclo, c - nac, lo, hi);
+                if (!is_active(st, v)) continue;
+                const I* ind = fwd ? aind : tind;
+                for (long long p = lo; p < hi; p += blockDim.x) {
+                    const bool found = p + threadIdx.x < hi && is_active(st, ind[p + threadIdx.x]);
+                    if (__syncthreads_or(found)) {
+                        if (threadIdx.x == 0) (fwd ? cout : cin)[v] = stamp;
+                        break;
+                    }
+                }
+            }
+            grid_sync(bar, gen);
+            for (long long c = tid; c < nchunks; c += nthreads) {
+                const bool fwd = c < nac;
+                const I v = fwd ? chunk_of(aptr, acv, aclo, c, lo, hi)
+                                : chunk_of(tptr, tcv, tclo, c - nac, lo, hi);
+                if (lo == (long long)(fwd ? aptr : tptr)[v] && is_active(st, v) &&
+                    __ldcg(&(fwd ? cout : cin)[v]) != stamp)
+                    claim(v, st, mark, next, nnext, lv, lp);
+            }
         }
         grid_sync(bar, gen);
     }
@@ -186,14 +247,15 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
     }
 }
 
-// The arcs of the active vertices q as an edge list: src/dst at start[w] onwards for q[w],
-// alive[e] = 1 where the head is active too (pres).
+// The arcs of the active vertices q as (tail, head) pairs at start[w] onwards for q[w]; an
+// arc whose head is not active (pres) becomes (tail, tail), which carries nothing and is
+// dropped after the first round.
 template <typename I>
 __global__ void scc_gather_edges(const I* __restrict__ aptr, const I* __restrict__ aind,
                                  const unsigned char* __restrict__ pres,
                                  const I* __restrict__ q, long long nq,
-                                 const long long* __restrict__ start, int g, I* src, I* dst,
-                                 unsigned char* alive) {
+                                 const long long* __restrict__ start, int g,
+                                 typename Pair<I>::T* arcs) {
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const int lane = (int)(tid & (g - 1));
@@ -202,73 +264,86 @@ __global__ void scc_gather_edges(const I* __restrict__ aptr, const I* __restrict
         const long long base = start[w] - (long long)aptr[v];
         for (long long p = (long long)aptr[v] + lane; p < (long long)aptr[v + 1]; p += g) {
             const I x = aind[p];
-            src[base + p] = v;
-            dst[base + p] = x;
-            alive[base + p] = pres[x];
+            arcs[base + p] = {v, pres[x] ? x : v};
         }
     }
 }
 
-// Lower *p to x; true if it was higher.
+// Lower *p to x; true if it was higher. A plain store: racing threads may leave the larger
+// of two offers, which is still an id that reaches (is reached from) the vertex; the arc of
+// the smaller one then lowers it again in the next sweep, since this one reported a change.
 template <typename I>
 __device__ __forceinline__ bool lower(I* p, I x) {
-    return __ldcg(p) > x && atomicMin(p, x) > x;
+    if (__ldcg(p) <= x) return false;
+    __stcg(p, x);
+    return true;
+}
+
+// Does arc (u, v) stay for the next round? Only inside a class of vertices not done.
+template <typename P>
+__device__ __forceinline__ bool arc_stays(const P& a, const P* sig) {
+    if (a.x == a.y) return false;
+    const P su = __ldcg(&sig[a.x]), sv = __ldcg(&sig[a.y]);
+    return su.x != su.y && su.x == sv.x && su.y == sv.y;
 }
 
 // scc_signatures: every active vertex q[i] gets the smallest id of its component.
-// Each round, fw(v) = the smallest id reaching v and bw(v) = the smallest id reachable from
-// v, both over the alive arcs, by in-place (asynchronous) min propagation along each arc
-// u -> v (fw(v) min= fw(u), bw(u) min= bw(v)) plus pointer jumping (fw(v) min= fw(fw(v)):
-// fw(v) reaches v; the same for bw), swept until no value changes. In a sweep each block
-// relaxes its own tile of arcs (consecutive sources) up to local_passes times, until the
-// tile alone changes nothing, so values cross many arcs of a tile per sweep. Then v with
-// fw(v) == bw(v) is done: its component is {u : fw(u) == fw(v), bw(u) == bw(v)} and fw(v)
-// its smallest id. An arc whose ends' (fw, bw) differ cannot lie inside a component, nor
-// can one at a done vertex: it dies. The others restart from their own ids; the smallest
-// id left finishes every round, so the rounds end.
-// fw(v) = -1 marks a done vertex. ctl[0..2]: "changed" flags (rotating by sweep),
-// ctl[3..5]: vertices left (rotating by round). Results: out[0] rounds, out[1] sweeps.
+// Each round, sig[v] = (fw(v), bw(v)): fw(v) = the smallest id reaching v and bw(v) = the
+// smallest id reachable from v, both over the arcs of the round, by in-place (asynchronous)
+// min propagation along each arc u -> v (fw(v) min= fw(u), bw(u) min= bw(v)) plus pointer
+// jumping (fw(v) min= fw(fw(v)): fw(v) reaches v; the same for bw), swept until no value
+// changes. In a sweep each block relaxes its own tile of arcs (consecutive tails) up to
+// `passes` times, until the tile alone changes nothing, so values cross many arcs of a tile
+// per sweep; `passes` is local_passes while the arcs fit in `cache_arcs`, else 1 (a tile
+// then comes from memory at each pass). Then v with fw(v) == bw(v) is done: its component
+// is {u : sig(u) == sig(v)} and fw(v) its smallest id. An arc whose ends' signatures differ
+// cannot lie inside a component, nor can one at a done vertex: the round drops it. The
+// vertices and arcs left are compacted into the other buffers (vertices in any order, arcs
+// in order, tile by tile, so that a tile keeps neighbouring tails) and restart from their
+// own ids; the smallest id left finishes every round, so the rounds end.
+// (qa, qb): vertex lists, (ea, eb): arc lists, alternating by round; part[b]: block b's
+// count of arcs kept. ctl[0..2]: "changed" flags (rotating by sweep), ctl[3..5]: vertices
+// left (rotating by round). Results: out[0] rounds, out[1] sweeps.
 template <typename I>
 __global__ void __launch_bounds__(512)
-scc_signatures_fused(const I* __restrict__ q, long long nq, const I* __restrict__ src,
-                     const I* __restrict__ dst, unsigned char* alive, long long m, I* fw,
-                     I* bw, long long* lv, unsigned char* lp, int local_passes,
-                     unsigned long long* ctl, unsigned int* bar, unsigned long long* out) {
+scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
+                     typename Pair<I>::T* eb, long long m, typename Pair<I>::T* sig,
+                     long long* lv, unsigned char* lp, int local_passes, long long cache_arcs,
+                     unsigned long long* part, unsigned long long* ctl, unsigned int* bar,
+                     unsigned long long* out) {
+    typedef typename Pair<I>::T P;
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
-    const long long tile = (m + gridDim.x - 1) / gridDim.x;
-    const long long lo = min(m, (long long)blockIdx.x * tile), hi = min(m, lo + tile);
+    const int wlane = threadIdx.x & 31;
 
-    for (long long i = tid; i < nq; i += nthreads) {
-        const I v = q[i];
-        fw[v] = v;
-        bw[v] = v;
-    }
+    for (long long i = tid; i < nq; i += nthreads) sig[qa[i]] = {qa[i], qa[i]};
     grid_sync(bar, gen);
     unsigned long long sweeps = 0, rounds = 0;
     while (true) {
+        const long long tile = (m + gridDim.x - 1) / gridDim.x;
+        const long long lo = min(m, (long long)blockIdx.x * tile), hi = min(m, lo + tile);
+        const int passes = m <= cache_arcs ? local_passes : 1;
         while (true) {                                       // sweeps to the fixed point
             if (tid == 0) ctl[(sweeps + 1) % 3] = 0;
             bool changed = false;
-            for (int pass = 0; pass < local_passes; ++pass) {   // this block's tile
+            for (int pass = 0; pass < passes; ++pass) {      // this block's tile
                 bool moved = false;
                 for (long long e = lo + threadIdx.x; e < hi; e += blockDim.x) {
-                    if (!__ldcg(&alive[e])) continue;
-                    const I u = src[e], v = dst[e];
-                    moved |= lower(&fw[v], __ldcg(&fw[u]));
-                    moved |= lower(&bw[u], __ldcg(&bw[v]));
+                    const P a = ea[e];
+                    const P su = __ldcg(&sig[a.x]), sv = __ldcg(&sig[a.y]);
+                    if (su.x < sv.x) moved |= lower(&sig[a.y].x, su.x);
+                    if (sv.y < su.y) moved |= lower(&sig[a.x].y, sv.y);
                 }
                 if (!__syncthreads_or(moved)) break;
                 changed = true;
             }
             for (long long i = tid; i < nq; i += nthreads) {
-                const I v = q[i];
-                const I f = __ldcg(&fw[v]);
-                if (f < 0) continue;
-                changed |= lower(&fw[v], __ldcg(&fw[f]));
-                changed |= lower(&bw[v], __ldcg(&bw[__ldcg(&bw[v])]));
+                const I v = qa[i];
+                const P s = __ldcg(&sig[v]);
+                changed |= lower(&sig[v].x, __ldcg(&sig[s.x].x));
+                changed |= lower(&sig[v].y, __ldcg(&sig[s.y].y));
             }
             if (__syncthreads_or(changed) && threadIdx.x == 0) ctl[sweeps % 3] = 1;
             grid_sync(bar, gen);
@@ -276,41 +351,64 @@ scc_signatures_fused(const I* __restrict__ q, long long nq, const I* __restrict_
             ++sweeps;
             if (!again) break;
         }
-        unsigned long long left = 0;                        // finish the round
+        unsigned long long* left = &ctl[3 + rounds % 3];    // finish the round
         if (tid == 0) ctl[3 + (rounds + 1) % 3] = 0;
         for (long long i = tid; i < nq; i += nthreads) {
-            const I v = q[i];
-            const I f = __ldcg(&fw[v]);
-            if (f < 0) continue;
-            if (f == __ldcg(&bw[v])) {
-                lv[v] = f;
+            const I v = qa[i];
+            const P s = __ldcg(&sig[v]);
+            if (s.x == s.y) {
+                lv[v] = s.x;
                 lp[v] = 1;
             } else {
-                ++left;
+                qb[slot(left)] = v;
             }
         }
-        for (long long e = tid; e < m; e += nthreads) {
-            if (!__ldcg(&alive[e])) continue;
-            const I u = src[e], v = dst[e];
-            const I fu = __ldcg(&fw[u]), bu = __ldcg(&bw[u]);
-            if (fu == bu || fu != __ldcg(&fw[v]) || bu != __ldcg(&bw[v])) alive[e] = 0;
-        }
-        block_add(left, &ctl[3 + rounds % 3]);
         grid_sync(bar, gen);
-        const unsigned long long still = *(volatile unsigned long long*)&ctl[3 + rounds % 3];
+        const long long nleft = (long long)*(volatile unsigned long long*)left;
         ++rounds;
-        if (still == 0) break;
-        for (long long i = tid; i < nq; i += nthreads) {     // restart the others
-            const I v = q[i];
-            const I f = __ldcg(&fw[v]);
-            if (f < 0) continue;
-            if (f == __ldcg(&bw[v])) {
-                fw[v] = -1;
-            } else {
-                fw[v] = v;
-                bw[v] = v;
+        if (nleft == 0) break;
+        unsigned long long kept = 0;
+        for (long long e = lo; e < hi; e += blockDim.x)
+            kept += __syncthreads_count(e + threadIdx.x < hi && arc_stays(ea[e + threadIdx.x], sig));
+        if (threadIdx.x == 0) part[blockIdx.x] = kept;
+        grid_sync(bar, gen);
+        __shared__ unsigned long long offset, total;       // arcs kept before this tile, all
+        __shared__ int warp_kept[32];
+        if (threadIdx.x == 0) {
+            unsigned long long before = 0, all = 0;
+            for (unsigned b = 0; b < gridDim.x; ++b) {
+                const unsigned long long k = __ldcg(&part[b]);
+                before += b < blockIdx.x ? k : 0;
+                all += k;
             }
+            offset = before;
+            total = all;
         }
+        __syncthreads();
+        unsigned long long at = offset;
+        for (long long e = lo; e < hi; e += blockDim.x) {    // compact the arcs, in order
+            const bool keep = e + threadIdx.x < hi && arc_stays(ea[e + threadIdx.x], sig);
+            const unsigned ballot = __ballot_sync(0xffffffffu, keep);
+            if (wlane == 0) warp_kept[threadIdx.x >> 5] = __popc(ballot);
+            __syncthreads();
+            unsigned long long before = __popc(ballot & ((1u << wlane) - 1u)), all = 0;
+            for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
+                before += w < (int)(threadIdx.x >> 5) ? warp_kept[w] : 0;
+                all += warp_kept[w];
+            }
+            if (keep) eb[at + before] = ea[e + threadIdx.x];
+            at += all;
+            __syncthreads();
+        }
+        m = (long long)total;
+        nq = nleft;
+        grid_sync(bar, gen);
+        for (long long i = tid; i < nq; i += nthreads) {     // restart the others
+            const I v = qb[i];
+            sig[v] = {v, v};
+        }
+        I* tq = qa; qa = qb; qb = tq;
+        P* te = ea; ea = eb; eb = te;
         grid_sync(bar, gen);
     }
     if (tid == 0) {

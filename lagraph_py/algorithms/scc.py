@@ -6,8 +6,10 @@ values; ``label`` holds the finished ones, valued by their component's smallest 
 induces are components of ``G``, and every step restricts itself to it by masks (or by
 the edge sets of :meth:`~lagraph_py.executor.Executor.select_edges`).
 
-On a graph with hubs (:func:`_has_hubs`) the phases of the SCC source document (seed
-003) and of Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014) run first:
+What runs before the signatures is the executor's choice (``Executor.scc_seed_phases``).
+With ``"forward_backward"`` (the cpu executors), on a graph with hubs (:func:`_has_hubs`)
+the phases of the SCC source document (seed 003) and of Multistep (Slota, Rajamanickam and
+Madduri, IPDPS 2014) run first:
 
 1. **Trim** (group step ``scc_trim``, :func:`trim`). An active vertex with no active
    in-neighbour or no active out-neighbour is a component of its own; repeat.
@@ -17,6 +19,10 @@ On a graph with hubs (:func:`_has_hubs`) the phases of the SCC source document (
    a few BFS levels.
 3. **Trim again, then 2-cycles** (:func:`_trim_pairs`): ``u <-> v`` where both have no other
    active in-neighbour (or both no other out-neighbour) is a component of two.
+
+With ``"trim"`` (the gpu) one trim runs on every graph: there the signature kernel settles
+what a trim leaves of a Kronecker graph in one round, faster than a forward-backward search
+whose BFS levels the host drives, and a trim first shortens the rounds on grids too.
 
 Then, on every graph, **signatures** (group step ``scc_signatures``,
 :func:`signature_rounds`) label what is left. Each round trims, then computes for every
@@ -119,7 +125,9 @@ def _strong_components(ex, G):
     label = ex.vector(G.n, np.empty(0, np.int64), np.empty(0, np.int64))
     active = ex.iota(G.n)
 
-    if _has_hubs(G):
+    if ex.scc_seed_phases == "trim":
+        active = ex.scc_trim(A, AT, active, label)
+    elif _has_hubs(G):
         active = ex.scc_trim(A, AT, active, label)
         if ex.nvals(active):
             active = _forward_backward(ex, G, A, AT, active, label)

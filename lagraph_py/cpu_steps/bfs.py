@@ -1,30 +1,33 @@
 """The BFS group steps of the fused cpu executor: BFS levels as compiled loops (numba).
 
-A step opens the visited set (``parent``) and ``level`` in place as numpy arrays (their
-bitmap and values, handed over by SuiteSparse without a copy), runs its levels and packs
-them back; the new frontier is a sparse vector of the vertices of the last level. Push
+A step updates the visited set (``parent``) and ``level`` in place as numpy arrays (their
+bitmap and values: :meth:`~.host_vector.HostVector.opened`) and returns the new frontier,
+the vertices of the last level, as a sparse :class:`~.host_vector.HostVector`. Push
 levels walk a queue of frontier vertices (a large frontier's out-edges are split over the
 cores and the new frontier is read off a bitmap, so that racing threads pick one parent
 each); pull levels scan a shrinking list of unvisited vertices, in parallel where it is
 long, each stopping at its first in-neighbour in the frontier, probing first the one with
 the most out-edges (found once per graph and cached with it).
 
+Queue positions, counts and the CSR arrays are unsigned in the loops (numba then indexes
+without a test for negative indices), and an absent level vector, or a level bitmap that
+follows the visited one, is passed as None (numba compiles a loop without those tests).
+
 Only the semirings of BFS (``any_secondi``: the parent id; ``any_pair``: 1) on int64
 vectors run compiled; anything else runs the primitive definition. The first call in a
-fresh environment compiles the loops (about 15 s on two cores; numba caches them on disk,
-and a later process loads them in about 0.3 s).
+fresh environment compiles the loops it needs (about 3 s for a search with levels and
+parents on two cores, 5 s more for the pull loop and the other variants); numba caches
+them on disk, and a later process loads them in about 0.2 s.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import numpy as np
-from graphblas import Vector
 from numba import njit, prange
 
-from ..cpu import csr_arrays, dense_array, host_form, take_bitmap
+from ..cpu import csr_arrays, host_form
 from ..executor import PULL, PUSH, Executor, LevelStats
+from .host_vector import HostVector, held, holder
 
 #: Frontiers of up to this many vertices are pushed level after level in one compiled call:
 #: every level of a road network or grid, the first and last levels of a power-law graph.
@@ -36,86 +39,103 @@ PARALLEL_WORK = 1 << 16
 #: where the frontier's out-edges also exceed n / PARALLEL_PUSH.
 PARALLEL_PUSH = 16
 
-_NONE = np.zeros(0, dtype=np.int64)      # stands for an absent level vector or degree
-_NO_BITS = np.zeros(0, dtype=np.bool_)   # a level bitmap that follows the visited one
-_NO_LIMIT = np.iinfo(np.int64).max
+_NONE = np.zeros(0, dtype=np.int64)      # stands for absent degrees or pull heads
+_NO_LIMIT = np.uint64(np.iinfo(np.int64).max)
+_ONE = np.uint64(1)                      # (unsigned arithmetic in the compiled loops)
+_PARALLEL_PUSH = np.uint64(PARALLEL_PUSH)
 
 
 @njit(cache=True)
 def _set_level(v, k, lbits, lvals):
-    """``level(v) = k``; return 1 if ``v`` is a new entry. No level vector: ``lvals`` of
-    size 0; a level bitmap of size 0 follows the visited one (copied afterwards)."""
-    if lvals.size == 0:
+    """``level(v) = k``; return 1 if ``v`` is a new entry. No level vector: ``lvals`` is
+    None; a level bitmap that follows the visited one (copied afterwards) is None. (numba
+    compiles a loop for each case, without the tests.)"""
+    if lvals is None:
         return 0
     lvals[v] = k
-    if lbits.size == 0 or lbits[v]:
+    if lbits is None or lbits[v]:
         return 0
     lbits[v] = True
     return 1
 
 
 @njit(cache=True, parallel=True)
-def _push_wide(indptr, indices, frontier, visited, parents, secondi, reached):
-    """One push level over the cores: ``reached[v]`` for each newly visited ``v``."""
-    for i in prange(frontier.size):
-        u = frontier[i]
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            if not visited[v]:     # racing threads may both pass: either parent is valid,
-                visited[v] = True  # and v is listed once, off the bitmap
-                parents[v] = u if secondi else 1
-                reached[v] = True
-
-
-@njit(cache=True)
 def _push_levels(indptr, indices, max_degree, queue, visited, parents, secondi, lbits,
                  lvals, k0, limit, max_levels, in_deg, parallel_work):
     """Push levels ``k0, k0+1, ...`` while ``0 < nq <= limit`` (at most ``max_levels``).
 
     Returns ``(frontier, last level, new visited, new level entries, in-edges of the
-    visited)``; the frontier lists the last level's vertices. The in-edges are summed
-    only where the frontier is not empty (the definition reports none then).
+    visited)``; the frontier is :func:`_frontier` of the last level's vertices. The
+    in-edges are summed only where the frontier is not empty (the definition reports
+    none then).
+
+    The levels follow each other in one FIFO, ``order[head:tail]`` the frontier. Queue
+    positions, counts and the bounds (``max_degree``, ``limit``, ``max_levels``,
+    ``parallel_work``: uint64) are unsigned, as are the CSR arrays, so that numba indexes
+    without a test for negative indices; ``k`` and the counts of entries stay signed
+    (numba would compute a signed-unsigned mix in float64).
     """
-    n = visited.size
-    order = np.empty(n, dtype=indices.dtype)    # the levels one after the other
-    nq = queue.size
-    order[:nq] = queue
-    head, tail = 0, nq                          # the frontier is order[head:tail]
-    k, levels, nlevel = k0 - 1, 0, 0
-    while 0 < nq <= limit and levels < max_levels:
+    n = np.uint64(visited.size)
+    order = np.empty(n, dtype=indices.dtype)
+    start = np.uint64(queue.size)
+    for i in range(start):
+        order[i] = queue[i]
+    head, tail = np.uint64(0), start
+    k, levels, nlevel = k0 - 1, np.uint64(0), 0
+    while tail > head and tail - head <= limit and levels < max_levels:
         k += 1
-        levels += 1
-        work = 0
-        if nq * max_degree > parallel_work:      # else the level is small whatever it holds
-            for i in range(head, tail):
-                work += indptr[order[i] + 1] - indptr[order[i]]
+        levels += _ONE
         end = tail
-        if work > parallel_work and work * PARALLEL_PUSH > n:
+        work = np.uint64(0)
+        if (end - head) * max_degree > parallel_work:   # else small whatever it holds
+            for i in range(head, end):
+                work += indptr[order[i] + _ONE] - indptr[order[i]]
+        if work > parallel_work and work * _PARALLEL_PUSH > n:     # over the cores
             reached = np.zeros(n, dtype=np.bool_)
-            _push_wide(indptr, indices, order[head:end], visited, parents, secondi, reached)
+            for i in prange(end - head):
+                u = order[head + i]
+                for e in range(indptr[u], indptr[u + _ONE]):
+                    v = indices[e]
+                    if not visited[v]:    # racing threads may both pass: either parent is
+                        visited[v] = True  # valid, and v is listed once, off the bitmap
+                        parents[v] = u if secondi else _ONE
+                        reached[v] = True
             for v in range(n):
                 if reached[v]:
                     nlevel += _set_level(v, k, lbits, lvals)
                     order[tail] = v
-                    tail += 1
-        else:
-            for i in range(head, end):
-                u = order[i]
-                for e in range(indptr[u], indptr[u + 1]):
-                    v = indices[e]
-                    if not visited[v]:   # (written out: a helper here costs twice)
-                        visited[v] = True
-                        parents[v] = u if secondi else 1
-                        nlevel += _set_level(v, k, lbits, lvals)
-                        order[tail] = v
-                        tail += 1
-        head = end
-        nq = tail - head
+                    tail += _ONE
+            head = end
+        while head < end:
+            u = order[head]
+            head += _ONE
+            for e in range(indptr[u], indptr[u + _ONE]):
+                v = indices[e]
+                if not visited[v]:   # (written out: a helper here costs twice)
+                    visited[v] = True
+                    parents[v] = u if secondi else _ONE
+                    nlevel += _set_level(v, k, lbits, lvals)
+                    order[tail] = v
+                    tail += _ONE
     vin = 0
-    if nq and in_deg.size:
-        for i in range(queue.size, tail):
+    if tail > head and in_deg.size:
+        for i in range(start, tail):
             vin += in_deg[order[i]]
-    return order[head:tail].astype(np.int64), k, tail - queue.size, nlevel, vin
+    return _frontier(order[head:tail], parents, secondi), k, tail - start, nlevel, vin
+
+
+@njit(cache=True)
+def _frontier(vertices, parents, secondi):
+    """``(indices, values)`` of the new frontier: the ``vertices`` ascending (uint64),
+    holding their parents or 1."""
+    indices = vertices.astype(np.uint64)
+    for i in range(1, indices.size):
+        if indices[i] < indices[i - 1]:
+            indices.sort()
+            break
+    if secondi:
+        return indices, parents[indices]
+    return indices, np.ones(indices.size, np.int64)
 
 
 @njit(cache=True, parallel=True)
@@ -134,13 +154,6 @@ def _pull_heads(tptr, tind, indptr):
     return heads
 
 
-@njit(cache=True, parallel=True)
-def _pull_wide(tptr, tind, heads, unvisited, nu, in_frontier, found):
-    """``found[j]``: an in-neighbour of ``unvisited[j]`` in the frontier, or -1."""
-    for j in prange(nu):
-        found[j] = _first_in(tptr, tind, heads, unvisited[j], in_frontier)
-
-
 @njit(cache=True)
 def _first_in(tptr, tind, heads, v, in_frontier):
     if heads.size and heads[v] >= 0 and in_frontier[heads[v]]:
@@ -151,13 +164,13 @@ def _first_in(tptr, tind, heads, v, in_frontier):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _pull_levels(tptr, tind, heads, queue, visited, parents, secondi, lbits, lvals, k0,
                  min_nq, max_levels, in_deg, parallel_work):
     """Pull levels ``k0, k0+1, ...`` until the frontier is empty, or is no larger than the
     one before and holds fewer than ``min_nq`` vertices (at most ``max_levels``).
 
-    Returns what :func:`_push_levels` returns; the frontier is in ascending order.
+    Returns what :func:`_push_levels` returns.
     """
     n = visited.size
     in_frontier = np.zeros(n, dtype=np.bool_)
@@ -171,12 +184,13 @@ def _pull_levels(tptr, tind, heads, queue, visited, parents, secondi, lbits, lva
             nu += 1
     found = np.empty(nu, dtype=np.int64)
     cur = queue.astype(np.int64)
-    nq, k, levels, nvisited, nlevel, vin = queue.size, k0 - 1, 0, 0, 0, 0
+    nq, k, levels, nvisited, nlevel, vin = queue.size, k0 - 1, np.uint64(0), 0, 0, 0
     while levels < max_levels:
         k += 1
-        levels += 1
-        if nu > parallel_work:
-            _pull_wide(tptr, tind, heads, unvisited, nu, in_frontier, found)
+        levels += _ONE
+        if nu > parallel_work:                                 # over the cores
+            for j in prange(nu):
+                found[j] = _first_in(tptr, tind, heads, unvisited[j], in_frontier)
         else:
             for j in range(nu):
                 found[j] = _first_in(tptr, tind, heads, unvisited[j], in_frontier)
@@ -203,56 +217,12 @@ def _pull_levels(tptr, tind, heads, queue, visited, parents, secondi, lbits, lva
         if m == 0 or (m <= nq and m < min_nq):
             break
         nq = m
-    return cur.copy(), k, nvisited, nlevel, vin
-
-
-@njit(cache=True)
-def _equal(a, b):
-    if a.size != b.size:
-        return False
-    for i in range(a.size):
-        if a[i] != b[i]:
-            return False
-    return True
-
-
-def _unsigned(a: np.ndarray) -> np.ndarray:
-    """An int32 index array seen as uint32 (no copy): numba then indexes with it without
-    a test for negative indices, a third of a push level's time."""
-    return a.view(np.uint32) if a.dtype == np.int32 else a
+    return _frontier(cur, parents, secondi), k, nvisited, nlevel, vin
 
 
 def _fusable(semiring, parent, level) -> bool:
-    return (semiring in ("any_secondi", "any_pair") and parent.dtype == "INT64"
-            and (level is None or level.dtype == "INT64"))
-
-
-@contextmanager
-def _opened(u):
-    """Numpy ``[bitmap, values, new entries]`` of ``u`` (``_NONE`` arrays for None);
-    packed back into ``u`` on exit with ``nvals`` grown by ``new entries``."""
-    if u is None:
-        yield [_NONE.astype(bool), _NONE, 0]
-        return
-    nvals = u.nvals
-    state = [*take_bitmap(u), 0]
-    try:
-        yield state
-    finally:
-        u.ss.pack_bitmap(bitmap=state[0], values=state[1], nvals=nvals + state[2],
-                         take_ownership=True)
-
-
-def _frontier_vector(n, vertices, parents, secondi) -> Vector:
-    """The new frontier: a sparse vector of ``vertices`` holding their parents or 1."""
-    if np.any(vertices[1:] < vertices[:-1]):
-        vertices = np.sort(vertices)
-    if secondi:
-        values, iso = parents[vertices], False
-    else:
-        values, iso = np.ones(1, dtype=np.int64), True
-    return Vector.ss.import_sparse(size=n, indices=vertices, values=values, is_iso=iso,
-                                   sorted_index=True, take_ownership=True)
+    return (semiring in ("any_secondi", "any_pair") and parent.dtype == np.int64
+            and (level is None or level.dtype == np.int64))
 
 
 def _stats(method, nq, fe, vin, degrees) -> LevelStats:
@@ -285,7 +255,7 @@ class BfsSteps:
         if method != PUSH or not _fusable(semiring, parent, level):
             return super().bfs_level(A, AT, frontier, parent, level, k, method, semiring,
                                      degrees)
-        frontier, _, stats = self._run(PUSH, A, frontier, parent, level, k, semiring, 1,
+        frontier, _, stats = self._run(PUSH, A, frontier, parent, level, k, semiring, _ONE,
                                        _NO_LIMIT, degrees)
         return frontier, stats
 
@@ -308,33 +278,40 @@ class BfsSteps:
              degrees, A=None):
         """Levels from ``k`` by ``method`` along the pattern ``M`` (a pull's ``M`` is the
         transpose of ``A``); ``bound`` is the push limit or the pull's ``min_nq``. Returns
-        ``(frontier, last level, stats)``."""
-        queue = frontier.to_coo(values=False)[0].view(np.int64)
-        if method == PUSH and not 0 < queue.size <= bound:
-            return Executor.bfs_push_levels(self, M, frontier, parent, level, k, semiring,
-                                            bound, degrees)
-        indptr, indices = (_unsigned(a) for a in csr_arrays(M))
-        out_deg, in_deg = ((_NONE, _NONE) if degrees is None
-                           else (dense_array(degrees[0]), dense_array(degrees[1])))
-        secondi = semiring == "any_secondi"
-        if method == PUSH:
-            max_degree = host_form(M, "max_degree", lambda: int(np.diff(indptr).max()))
-            loop, args = _push_levels, (indptr, indices, max_degree, queue)
-        else:
-            heads = _NONE if A is None else host_form(
-                M, "pull_heads",
-                lambda: _pull_heads(indptr, indices, _unsigned(csr_arrays(A)[0])))
-            loop, args = _pull_levels, (indptr, indices, heads, queue)
-        with _opened(parent) as p, _opened(level) as lv:
-            # in a BFS the level bitmap is the visited one: copy it once, after the loop
-            follows = level is not None and _equal(lv[0], p[0])
-            q, last_k, p[2], lv[2], vin = loop(
-                *args, p[0], p[1], secondi, _NO_BITS if follows else lv[0], lv[1], k,
-                int(bound) if method == PUSH else float(bound), max_levels, in_deg,
-                self.parallel_work)
+        ``(frontier, last level, stats)``; ``max_levels`` is a uint64."""
+        with held(frontier, parent, level) as vectors:
+            frontier, parent, level = vectors
+            queue = frontier.indices()
+            if method == PUSH and not 0 < queue.size <= bound:
+                return Executor.bfs_push_levels(self, M, frontier, parent, level, k, semiring,
+                                                bound, degrees)
+            indptr, indices = csr_arrays(M, unsigned=True)
+            in_deg = _NONE if degrees is None else holder(degrees[1]).full_values()
+            secondi = semiring == "any_secondi"
+            if method == PUSH:
+                max_degree = host_form(M, "max_degree",
+                                       lambda: np.uint64(np.diff(indptr).max()))
+                loop, args = _push_levels, (indptr, indices, max_degree, queue)
+                bound = np.uint64(bound)
+            else:
+                heads = _NONE if A is None else host_form(
+                    M, "pull_heads",
+                    lambda: _pull_heads(indptr, indices, csr_arrays(A, unsigned=True)[0]))
+                loop, args = _pull_levels, (indptr, indices, heads, queue)
+                bound = float(bound)
+            # in a BFS the level bitmap is the visited one: copied once, after the loop
+            follows = level is not None and level.same_pattern(parent)
+            pbits, pvals = parent.opened()
+            lbits, lvals = (None, None) if level is None else level.opened()
+            (q, qvals), last_k, grown, nlevel, vin = loop(
+                *args, pbits, pvals, secondi, None if follows else lbits, lvals, k,
+                bound, max_levels, in_deg, np.uint64(self.parallel_work))
+            parent.added(int(grown))
             if follows:
-                lv[0][:] = p[0]
-                lv[2] = p[2]
-            new = _frontier_vector(p[0].size, q, p[1], secondi)
-        fe = int(out_deg[q].sum()) if degrees is not None else 0
+                lbits[:] = pbits
+                level.added(int(grown), like=parent)
+            elif level is not None:
+                level.added(nlevel)
+            new = HostVector.sparse(pbits.size, q, qvals)
+        fe = int(holder(degrees[0]).full_values()[q].sum()) if degrees and q.size else 0
         return new, last_k, _stats(method, q.size, fe, vin, degrees)
