@@ -96,9 +96,11 @@ class SccSteps:
         arcs, spare = cp.empty((m, 2), dtype=idx), cp.empty((m, 2), dtype=idx)
         if m:
             g = _group_size(m, q.size)
+            acv, aclo = _long_row_chunks(A)
             _module.kernel("scc_gather_edges", idx)(
                 (_module.grid_for(q.size * g, _BLOCK),), (_BLOCK,),
-                (A.indptr, A.indices, active.present, q, q.size, start, np.int32(g), arcs))
+                (A.indptr, A.indices, active.present, q, q.size, start, np.int32(g), acv, aclo,
+                 acv.size, arcs))
         sig = cp.empty((n, 2), dtype=idx)
         words = cp.zeros(_CTL, dtype=np.uint64)
         ctl, out = words[:6], words[6:]

@@ -247,22 +247,40 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
     }
 }
 
-// The arcs of the active vertices q as (tail, head) pairs at start[w] onwards for q[w]; an
-// arc whose head is not active (pres) becomes (tail, tail), which carries nothing and is
-// dropped after the first round.
+// The arcs of the active vertices q (ascending) as (tail, head) pairs at start[w] onwards
+// for q[w]; an arc whose head is not active (pres) becomes (tail, tail), which carries
+// nothing and is dropped after the first round. Short rows by groups of g lanes, the chunks
+// (acv, aclo)[0..nac) of long rows by whole blocks (their place in q found by bisection).
 template <typename I>
 __global__ void scc_gather_edges(const I* __restrict__ aptr, const I* __restrict__ aind,
                                  const unsigned char* __restrict__ pres,
                                  const I* __restrict__ q, long long nq,
                                  const long long* __restrict__ start, int g,
-                                 typename Pair<I>::T* arcs) {
+                                 const I* __restrict__ acv, const long long* __restrict__ aclo,
+                                 long long nac, typename Pair<I>::T* arcs) {
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const int lane = (int)(tid & (g - 1));
+    long long lo, hi;
     for (long long w = tid / g; w < nq; w += nthreads / g) {
         const I v = q[w];
-        const long long base = start[w] - (long long)aptr[v];
-        for (long long p = (long long)aptr[v] + lane; p < (long long)aptr[v + 1]; p += g) {
+        long_row(aptr, v, lo, hi);
+        const long long base = start[w] - lo;
+        for (long long p = lo + lane; p < hi; p += g) {
+            const I x = aind[p];
+            arcs[base + p] = {v, pres[x] ? x : v};
+        }
+    }
+    for (long long c = blockIdx.x; c < nac; c += gridDim.x) {
+        const I v = chunk_of(aptr, acv, aclo, c, lo, hi);
+        if (!pres[v]) continue;
+        long long a = 0, b = nq;                             // q[a] == v
+        while (a < b) {
+            const long long mid = (a + b) / 2;
+            if (q[mid] < v) a = mid + 1; else b = mid;
+        }
+        const long long base = start[a] - (long long)aptr[v];
+        for (long long p = lo + threadIdx.x; p < hi; p += blockDim.x) {
             const I x = aind[p];
             arcs[base + p] = {v, pres[x] ? x : v};
         }
