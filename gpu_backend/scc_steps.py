@@ -92,7 +92,7 @@ class SccSteps:
         cp.cumsum(A.indptr[q + 1] - A.indptr[q], out=start[1:])
         m = int(start[-1])                                       # sync (arcs)
         pair = 2 * np.dtype(idx).itemsize
-        ensure_fits(2 * m * pair + n * pair + 2 * q.size * pair + 64, "scc_signatures")
+        ensure_fits((2 * m + n + q.size) * pair + 64, "scc_signatures")   # arcs x2, sig, q x2
         arcs, spare = cp.empty((m, 2), dtype=idx), cp.empty((m, 2), dtype=idx)
         if m:
             g = _group_size(m, q.size)

@@ -22,9 +22,10 @@
 // enters the forest), then shrink (the list relabelled by roots, edges inside a component
 // dropped, the lightest edge of each component offered anew).
 
+#include "shared.cuh"
+
 typedef unsigned long long u64;
 #define NO_EDGE 0xffffffffffffffffULL
-#define FULL 0xffffffffu
 
 template <typename I>
 struct __align__(16) Candidate {
@@ -67,20 +68,14 @@ __device__ __forceinline__ void join(I a, I b, I* parent) {
     }
 }
 
-// Append the items of the lanes that keep one at out[*count...]: one atomicAdd per warp.
-// Every lane of the warp must call it. Items past cap are dropped (never written).
+// Append item at out[*count...] for each lane that keeps one (one atomicAdd per warp:
+// slot); items past cap are dropped (never written).
 template <typename T>
 __device__ __forceinline__ void warp_append(bool keep, const T& item, T* out, u64* count,
                                             u64 cap) {
-    const unsigned mask = __ballot_sync(FULL, keep);
-    if (mask == 0) return;
-    const int lane = threadIdx.x & 31;
-    const int leader = __ffs(mask) - 1;
-    u64 base = 0;
-    if (lane == leader) base = atomicAdd(count, (u64)__popc(mask));
-    base = __shfl_sync(FULL, base, leader);
-    const u64 at = base + __popc(mask & ((1u << lane) - 1u));
-    if (keep && at < cap) out[at] = item;
+    if (!keep) return;
+    const u64 at = slot(count);
+    if (at < cap) out[at] = item;
 }
 
 // Offer edge `key` as the lightest of component c (a read first: most offers lose).
