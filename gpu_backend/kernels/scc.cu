@@ -214,15 +214,12 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
                 const bool fwd = c < nac;
                 const I v = fwd ? chunk_of(aptr, acv, aclo, c, lo, hi)
                                 : chunk_of(tptr, tcv, tclo, c - nac, lo, hi);
-                C* count = fwd ? cout : cin;
-                if (!is_active(st, v) ||                     // ... or found already
-                    __syncthreads_or(threadIdx.x == 0 && __ldcg(&count[v]) == stamp))
-                    continue;
+                if (!is_active(st, v)) continue;
                 const I* ind = fwd ? aind : tind;
                 for (long long p = lo; p < hi; p += blockDim.x) {
                     const bool found = p + threadIdx.x < hi && is_active(st, ind[p + threadIdx.x]);
                     if (__syncthreads_or(found)) {
-                        if (threadIdx.x == 0) count[v] = stamp;
+                        if (threadIdx.x == 0) (fwd ? cout : cin)[v] = stamp;
                         break;
                     }
                 }
