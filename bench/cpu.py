@@ -16,16 +16,17 @@ randomly oriented 500 x 500 grid) and ``mesh`` (a 64^3 mesh, sweep orientation w
 tenth of the edges two-way). ``--quick`` takes Kronecker 12 and 14, grids 200 and 150,
 ``road`` 100 x 100 and a 20^3 mesh.
 
-BFS times are medians over ``--sources`` random vertices with an out-edge (each taken
-several times on graphs below 100k stored entries; lagraph_py with levels and parents,
-for ``method`` auto, push and pull); MSF and SCC over ``--repeats`` calls. Every timing
-follows one warm-up call, so numba's first-call compilation (cached on disk afterwards)
-is never timed; it is measured apart, as ``first_call_s``. A contestant whose warm-up
-takes over 10 s / runs is timed on two runs only (``runs`` in the JSON): rustworkx on
-Kronecker 20, and a pure pull BFS on a long-diameter graph, O(n x levels). Each
-lagraph_py result is validated once. Peers that do not import are skipped. Prints a table
-(``peer/ours``: a peer's time over lagraph_py's, above 1 where lagraph_py is faster) and
-writes ``bench/results/cpu.json`` (or ``--out``).
+BFS times are medians over ``--sources`` random vertices with an out-edge (lagraph_py with
+levels and parents, for ``method`` auto, push and pull); MSF and SCC over ``--repeats``
+calls. Calls of a few milliseconds or less are warmed up and repeated (see
+``common.timings``). Every timing follows an untimed warm-up call, so numba's first-call
+compilation (cached on disk afterwards) is never timed; it is measured apart, as
+``first_call_s``. A contestant whose warm-up takes over 10 s / runs is timed on two runs
+only (``runs`` in the JSON): rustworkx on Kronecker 20, and a pure pull BFS on a
+long-diameter graph, O(n x levels). Each lagraph_py result is validated once. Peers that
+do not import are skipped; scipy gets float64 matrices (``common.peer_runs``). Prints a
+table (``peer/ours``: a peer's time over lagraph_py's, above 1 where lagraph_py is faster)
+and writes ``bench/results/cpu.json`` (or ``--out``).
 """
 
 from __future__ import annotations
@@ -46,8 +47,6 @@ from common import (cpu_name, graph_statistics, peer_runs, print_table, sources,
 
 BFS_METHODS = ("auto", "push", "pull")
 TASKS = ("bfs", "msf", "scc")
-#: Graphs of fewer stored entries get each BFS source 64 / sources times (more samples).
-SMALL_GRAPH = 100_000
 
 
 def graph_set(quick: bool) -> dict:
@@ -89,8 +88,6 @@ def first_call_seconds() -> dict:
 
 def bfs_rows(G, nsources):
     picks = [(s,) for s in sources(G, nsources)]
-    if G.nstored < SMALL_GRAPH:                 # microseconds a call: more samples
-        picks *= -(-64 // len(picks))
     rows = []
     for m in BFS_METHODS:
         rows.append(dict(implementation="lagraph_py", method=m,

@@ -174,6 +174,7 @@ def traced_executor(backend, out_degree: np.ndarray) -> Executor:
     gpu = getattr(base, "name", "") == "gpu"
 
     class TracedExecutor(base):
+        bfs_search = Executor.bfs_search
         bfs_push_levels = Executor.bfs_push_levels
         bfs_pull_levels = Executor.bfs_pull_levels
 

@@ -232,9 +232,19 @@ def csr_arrays(M: gb.Matrix, *, unsigned: bool = False) -> tuple[np.ndarray, np.
         csr = M.ss.export("csr", sort=True)
         return csr["indptr"].view(np.int64), csr["col_indices"].view(np.int64)
     if unsigned:
-        return host_form(M, "csr.unsigned", lambda: tuple(
-            a.view(f"u{a.itemsize}") for a in host_form(M, "csr", export)))
+        return host_form(M, "csr.unsigned", lambda: as_unsigned(*host_form(M, "csr", export)))
     return host_form(M, "csr", export)
+
+
+def as_unsigned(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The integer ``arrays`` seen as unsigned integers of the same width (no copy).
+
+    Examples
+    --------
+    >>> as_unsigned(np.array([1, 2], np.int32))[0].dtype
+    dtype('uint32')
+    """
+    return tuple(a.view(f"u{a.itemsize}") for a in arrays)
 
 
 def dense_array(u: Vector) -> np.ndarray:

@@ -7,8 +7,9 @@ opaque *vectors* (sparse: a set of present indices, each with a value) and on ad
 entry of the mask is "true" when present, whatever its value. ``docs/executor.md`` holds
 the table of steps with their cpu and gpu implementations.
 
-Group steps (:meth:`Executor.bfs_level`, :meth:`Executor.bfs_push_levels`,
-:meth:`Executor.bfs_pull_levels`, :meth:`Executor.spanning_forest`,
+Group steps (:meth:`Executor.bfs_search`, :meth:`Executor.bfs_level`,
+:meth:`Executor.bfs_push_levels`, :meth:`Executor.bfs_pull_levels`,
+:meth:`Executor.spanning_forest`,
 :meth:`Executor.connected_components`, :meth:`Executor.scc_trim`,
 :meth:`Executor.scc_signatures`) are defined here by their primitive steps; an executor may
 replace one with fused code (a kernel, a compiled loop), provided the result is the same.
@@ -201,6 +202,22 @@ class Executor(ABC):
         of the same kind as ``M`` (the edges inside one class of a vertex partition)."""
 
     # ---------------------------------------------------------------- group steps
+    def bfs_search(self, G, source: int, method: str, levels: bool,
+                   parents: bool) -> tuple[Any, Any]:
+        """A whole breadth-first search of ``G`` from ``source``: executor arrays
+        ``(level, parent)``, ``-1`` where unreached and None where not asked for, as
+        :func:`lagraph_py.bfs` returns them (``method`` among ``"auto"`` and
+        :attr:`bfs_methods`).
+
+        Defined by the text of :mod:`lagraph_py.algorithms.bfs`
+        (:func:`~lagraph_py.algorithms.bfs.search`): the BFS group steps below, with the
+        direction rule deciding between them. An executor may replace the whole with fused
+        code where the steps cost more than a small search's work, provided the levels are
+        the same and the parents form a BFS tree.
+        """
+        from .algorithms.bfs import search
+        return search(self, G, source, method, levels, parents)
+
     def bfs_level(self, A, AT, frontier, parent, level, k: int, method: str, semiring: str,
                   degrees=None) -> tuple[Any, LevelStats]:
         """Expand one BFS level; return the new frontier and its :class:`LevelStats`.

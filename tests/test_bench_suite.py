@@ -3,6 +3,7 @@ every results format, the figures and the README section."""
 
 import doctest
 import json
+import time
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from oracles import bfs_levels, graphs
 
 import lagraph_py as lg
 from lagraph_py.cpu import CpuExecutor
-from bench import report, suite
+from bench import common, report, suite
 from bench.__main__ import main as bench_main
 from lagraph_py.cli import main as cli_main
 
@@ -28,7 +29,8 @@ def test_suite_on_tiny_graphs():
             assert {"lagraph_py", "scipy", "networkx"} <= names
             for r in mine:
                 assert r["min_s"] <= r["seconds"] <= r["max_s"]
-                assert r["runs"] == (3 if algorithm == "bfs" else 2)
+                asked = 3 if algorithm == "bfs" else 2      # fast calls: more samples
+                assert r["runs"] in (asked, asked * -(-common.FAST_SAMPLES // asked))
         methods = {r["method"] for r in rows if r["implementation"] == "lagraph_py" and
                    r["algorithm"] == "bfs" and r["graph"] == graph}
         assert methods == {"auto", "push", "pull"}
@@ -39,6 +41,16 @@ def test_suite_on_tiny_graphs():
     assert set(payload["traces"]) == {"grid4x5", "kron6"}
     assert payload["device"]["cpu"] and payload["versions"]["lagraph_py"] == lg.__version__
     json.dumps(payload)                                      # the payload is plain JSON
+
+
+def test_timings_repeat_fast_calls_only():
+    calls = []
+    fast = common.timings(lambda a: calls.append(a), [(1,), (2,), (3,)])
+    assert fast["runs"] == 3 * -(-common.FAST_SAMPLES // 3)
+    assert calls.count(3) >= fast["runs"] // 3                 # every argument, in turn
+    slow = common.timings(lambda: time.sleep(2 * common.WARM_CALL), [()] * 3)
+    assert slow["runs"] == 3
+    assert fast["min_s"] <= fast["seconds"] <= fast["max_s"]
 
 
 def test_graph_names():

@@ -14,6 +14,7 @@ from oracles import bfs_levels, graphs
 
 import lagraph_py as lg
 from lagraph_py.cpu import CpuExecutor
+from lagraph_py.cpu_steps import FusedCpuExecutor
 from lagraph_py.executor import get_executor
 
 MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")
@@ -66,20 +67,51 @@ def test_kronecker_all_methods_agree_with_scipy(backend, directed):
         lg.validate.bfs(G, s, r)
 
 
+#: The cpu executor's small-graph search as shipped (one compiled call on these graphs) and
+#: turned off (the algorithm text on the compiled group steps).
+SEARCHES = pytest.mark.parametrize("small_graph", [FusedCpuExecutor.small_graph, -1],
+                                   ids=["whole-search", "group-steps"])
+
+
+@SEARCHES
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(max_n=40), st.data())
-def test_fused_cpu_equals_reference_executor(G, data):
+def test_fused_cpu_equals_reference_executor(small_graph, G, data):
     """The compiled group steps give the reference executor's levels, and valid parents."""
     if G.n == 0:
         return
     s = data.draw(st.integers(0, G.n - 1), label="source")
     for m in methods("cpu"):
         expected = lg.bfs(G, s, method=m, backend=CpuExecutor())
-        r = lg.bfs(G, s, method=m)
+        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph):
+            r = lg.bfs(G, s, method=m)
+            levels_only = lg.bfs(G, s, method=m, parents=False)
+            parents_only = lg.bfs(G, s, method=m, levels=False)
         np.testing.assert_array_equal(r.level, expected.level, err_msg=m)
         lg.validate.bfs(G, s, r)
-        np.testing.assert_array_equal(lg.bfs(G, s, method=m, parents=False).level,
-                                      expected.level, err_msg=m)
+        assert levels_only.parent is None and parents_only.level is None
+        np.testing.assert_array_equal(levels_only.level, expected.level, err_msg=m)
+        lg.validate.bfs(G, s, lg.BFSResult(s, r.level, parents_only.parent))
+
+
+@pytest.mark.parametrize("index_type", [np.int32, np.int64])
+def test_small_graph_search_is_one_call_without_steps(index_type):
+    """A small graph's auto and push BFS run no step (the whole search is one compiled
+    call), on either index type; a larger one runs the text."""
+    G = lg.generate.grid(30, 40)
+    G = lg.Graph(G.n, False, G.indptr.astype(index_type), G.indices.astype(index_type), None)
+    expected = bfs_levels(G, 7)
+    for m in ("auto", "push"):
+        with mock.patch.object(FusedCpuExecutor, "bfs_push_levels",
+                               side_effect=AssertionError):
+            r = lg.bfs(G, 7, method=m)
+        np.testing.assert_array_equal(r.level, expected)
+        lg.validate.bfs(G, 7, r)
+        with mock.patch.object(FusedCpuExecutor, "small_graph", G.nstored - 1), \
+                mock.patch.object(FusedCpuExecutor, "bfs_push_levels",
+                                  side_effect=AssertionError), \
+                pytest.raises(AssertionError):
+            lg.bfs(G, 7, method=m)
 
 
 @pytest.mark.parametrize("make", [
@@ -88,7 +120,8 @@ def test_fused_cpu_equals_reference_executor(G, data):
     lambda: lg.generate.kronecker(15, 8, seed=1),
     lambda: lg.generate.kronecker(15, 8, seed=1, directed=True),
 ], ids=["road", "grid", "kronecker", "kronecker-directed"])
-def test_long_diameter_and_power_law_graphs(make):
+@SEARCHES
+def test_long_diameter_and_power_law_graphs(make, small_graph):
     """Graphs large enough for the parallel push and pull and the many-level loops."""
     G = make()
     s = int(np.argmax(G.out_degree()))
@@ -96,7 +129,8 @@ def test_long_diameter_and_power_law_graphs(make):
                                  directed=G.directed)
     expected = np.where(np.isinf(dist), -1, dist).astype(np.int64)
     for m in methods("cpu"):
-        r = lg.bfs(G, s, method=m)
+        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph):
+            r = lg.bfs(G, s, method=m)
         np.testing.assert_array_equal(r.level, expected, err_msg=m)
         lg.validate.bfs(G, s, r)
 
@@ -106,7 +140,8 @@ def test_cpu_runs_a_whole_search_in_one_group_step(method):
     """No per-level step on the cpu for an explicit method: one multi-level group step."""
     G = lg.Graph.from_edges(np.arange(199), np.arange(1, 200), directed=False)
     ex = get_executor("cpu")
-    with mock.patch.object(type(ex), "bfs_level", side_effect=AssertionError):
+    with mock.patch.object(type(ex), "bfs_level", side_effect=AssertionError), \
+            mock.patch.object(type(ex), "small_graph", -1):      # not the whole search
         r = lg.bfs(G, 0, method=method)
     np.testing.assert_array_equal(r.level, np.arange(200))
 

@@ -376,3 +376,12 @@ def test_fused_step_leaves_the_thread_count_alone():
     threads = numba.get_num_threads()
     FusedCpuExecutor().spanning_forest(generate.grid(5, 5))       # one thread inside
     assert numba.get_num_threads() == threads
+
+
+@settings(max_examples=20, **RELAXED)
+@given(G=graphs(max_n=30, directed=False))
+def test_fused_repeated_calls_on_one_graph_agree(G):
+    """The second call starts from the edge list the first kept with the Graph."""
+    first = same_as_reference(G)
+    for a, b in zip(first, FusedCpuExecutor().spanning_forest(G)):
+        np.testing.assert_array_equal(a, b)

@@ -13,6 +13,9 @@ Direction rule for ``method="auto"`` (Beamer, Asanović and Patterson, SC 2012):
   and the edge test alone would pull for frontiers of a few vertices;
 - pull -> push when the frontier is shrinking and holds fewer than ``n / BETA`` vertices
   (the stopping condition of :meth:`Executor.bfs_pull_levels`).
+
+The whole search is one group step, :meth:`Executor.bfs_search`, which this text
+(:func:`search`) defines; an executor may run a small graph's search as one fused call.
 """
 
 from __future__ import annotations
@@ -69,7 +72,16 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
     if method not in methods:
         raise ValueError(f"method must be one of {methods} on the {ex.name} executor, "
                          f"got {method!r}")
+    level, parent = ex.bfs_search(G, s, method, levels, parents)    # the group step
+    return BFSResult(source=s, level=level, parent=parent)
 
+
+def search(ex, G, s: int, method: str, levels: bool, parents: bool):
+    """The text of this module in steps: what :meth:`Executor.bfs_search` stands for.
+
+    Returns executor arrays ``(level, parent)`` as :class:`BFSResult` holds them (None for
+    an output not asked for).
+    """
     semiring = "any_secondi" if parents else "any_pair"
     A = ex.matrix(G)
     AT = ex.matrix(G, transpose=True) if method in ("auto", PULL) else None
@@ -93,11 +105,8 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
             k += 1
             frontier, stats = ex.bfs_level(A, AT, frontier, visited, level, k, method, semiring)
             nq = stats.nq
-    return BFSResult(
-        source=s,
-        level=ex.to_dense(level, -1, consume=True) if levels else None,
-        parent=ex.to_dense(visited, -1, consume=True) if parents else None,
-    )
+    return (ex.to_dense(level, -1, consume=True) if levels else None,
+            ex.to_dense(visited, -1, consume=True) if parents else None)
 
 
 def _direction_optimizing(ex, G, s, A, AT, frontier, visited, level, semiring) -> None:

@@ -1,5 +1,9 @@
 """The BFS group steps of the fused cpu executor: BFS levels as compiled loops (numba).
 
+A small graph's whole search (:meth:`BfsSteps.bfs_search`, :data:`SMALL_GRAPH`) is one
+compiled push loop on numpy arrays; a larger one runs the algorithm text on the steps
+below.
+
 A step updates the visited set (``parent``) and ``level`` in place as numpy arrays (their
 bitmap and values: :meth:`~.host_vector.HostVector.opened`) and returns the new frontier,
 the vertices of the last level, as a sparse :class:`~.host_vector.HostVector`. Push
@@ -25,13 +29,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..cpu import csr_arrays, host_form
+from ..cpu import as_unsigned, csr_arrays, host_form
 from ..executor import PULL, PUSH, Executor, LevelStats
 from .host_vector import HostVector, held, holder
 
 #: Frontiers of up to this many vertices are pushed level after level in one compiled call:
 #: every level of a road network or grid, the first and last levels of a power-law graph.
 SMALL_FRONTIER = 8192
+#: A graph of at most this many stored entries is searched (``method`` "auto" or "push")
+#: in one compiled call, push only, from allocating the outputs to filling the unreached:
+#: there the steps' fixed cost (about 20 µs) exceeds the work, and pulling saves little.
+SMALL_GRAPH = 1 << 15
 #: Least work (edges to push, unvisited vertices to pull) of a level split over the cores:
 #: starting the threads costs microseconds on an idle machine, milliseconds on a busy one.
 PARALLEL_WORK = 1 << 16
@@ -57,6 +65,27 @@ def _set_level(v, k, lbits, lvals):
         return 0
     lbits[v] = True
     return 1
+
+
+@njit(cache=True, inline="always")
+def _push_level(indptr, indices, order, head, end, tail, visited, parents, secondi, lbits,
+                lvals, k):
+    """Push the frontier ``order[head:end]`` one level, on one core: append the vertices
+    it visits to ``order`` from ``tail`` on; return the new ``tail`` and the number of
+    new level entries."""
+    nlevel = 0
+    while head < end:
+        u = order[head]
+        head += _ONE
+        for e in range(indptr[u], indptr[u + _ONE]):
+            v = indices[e]
+            if not visited[v]:   # (written out: a helper for this costs twice)
+                visited[v] = True
+                parents[v] = u if secondi else _ONE
+                nlevel += _set_level(v, k, lbits, lvals)
+                order[tail] = v
+                tail += _ONE
+    return tail, nlevel
 
 
 @njit(cache=True, parallel=True)
@@ -105,23 +134,40 @@ def _push_levels(indptr, indices, max_degree, queue, visited, parents, secondi, 
                     nlevel += _set_level(v, k, lbits, lvals)
                     order[tail] = v
                     tail += _ONE
-            head = end
-        while head < end:
-            u = order[head]
-            head += _ONE
-            for e in range(indptr[u], indptr[u + _ONE]):
-                v = indices[e]
-                if not visited[v]:   # (written out: a helper here costs twice)
-                    visited[v] = True
-                    parents[v] = u if secondi else _ONE
-                    nlevel += _set_level(v, k, lbits, lvals)
-                    order[tail] = v
-                    tail += _ONE
+        else:
+            tail, added = _push_level(indptr, indices, order, head, end, tail, visited,
+                                      parents, secondi, lbits, lvals, k)
+            nlevel += added
+        head = end
     vin = 0
     if tail > head and in_deg.size:
         for i in range(start, tail):
             vin += in_deg[order[i]]
     return _frontier(order[head:tail], parents, secondi), k, tail - start, nlevel, vin
+
+
+@njit(cache=True)
+def _search(indptr, indices, s, parents, lvals):
+    """A whole push BFS from ``s`` on one core: fill ``parents`` and ``lvals`` (None: no
+    levels), ``-1`` where unreached."""
+    n = parents.size
+    visited = np.zeros(n, dtype=np.bool_)
+    order = np.empty(n, dtype=indices.dtype)
+    visited[s], parents[s], order[0] = True, s, s
+    if lvals is not None:
+        lvals[s] = 0
+    head, tail, k = np.uint64(0), _ONE, 0
+    while tail > head:
+        k += 1
+        end = tail
+        tail, _ = _push_level(indptr, indices, order, head, end, end, visited, parents,
+                              True, None, lvals, k)
+        head = end
+    for v in range(n):
+        if not visited[v]:
+            parents[v] = -1
+            if lvals is not None:
+                lvals[v] = -1
 
 
 @njit(cache=True)
@@ -248,6 +294,30 @@ class BfsSteps:
     small_frontier = SMALL_FRONTIER
     #: Least work of a level run on every core (see :data:`PARALLEL_WORK`).
     parallel_work = PARALLEL_WORK
+    #: Graphs of at most this many stored entries are searched in one call (see
+    #: :data:`SMALL_GRAPH`).
+    small_graph = SMALL_GRAPH
+
+    def bfs_search(self, G, source, method, levels, parents):
+        """The whole search as :meth:`Executor.bfs_search` defines it; on a graph of at
+        most :attr:`small_graph` stored entries (``method`` "auto" or "push") one compiled
+        push loop, without vectors or steps.
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
+        >>> FusedCpuExecutor().bfs_search(lg.generate.grid(2, 2), 0, "auto", True, True)
+        (array([0, 1, 1, 2]), array([0, 0, 0, 1]))
+        """
+        if method not in ("auto", PUSH) or G.nstored > self.small_graph:
+            return super().bfs_search(G, source, method, levels, parents)
+        indptr, indices = G._cached("cpu.csr.unsigned",
+                                    lambda: as_unsigned(G.indptr, G.indices))
+        parent = np.empty(G.n, dtype=np.int64)
+        level = np.empty(G.n, dtype=np.int64) if levels else None
+        _search(indptr, indices, np.uint64(source), parent, level)
+        return level, parent if parents else None
 
     def bfs_level(self, A, AT, frontier, parent, level, k, method, semiring, degrees=None):
         # one pull level runs as defined: SuiteSparse's pull exits early too, and the

@@ -17,15 +17,16 @@ is never taken, so only edges that may still join two trees are sorted:
    the trees found so far, sorted (:meth:`~lagraph_py.algorithms.msf.Ranking.order`) and
    fed to Kruskal.
 
-Small graphs skip the filter (one pass, one sort), and so do graphs of at most
-``LIGHT * n / ALL_AT`` edges (road networks): there the filter would drop little.
+Small graphs skip the filter (one sort), and so do graphs of at most ``LIGHT * n / ALL_AT``
+edges (road networks): there the filter would drop little. Their edge list, the upper
+triangle in (u, v) order, is kept with the Graph (the one thing this step keeps: a form of
+the graph, smaller than the Graph's own arrays), so that a later call starts at the sort.
 
 The union-find hangs the larger root under the smaller, so a root is the smallest id of its
 tree (the component label) and ``parent[v] <= v`` always; path halving keeps finds short.
 The passes over the CSR run on every core (``prange``) on graphs of ``PARALLEL_MIN``
 entries or more, on one below; the sorts are numpy's; Kruskal is sequential and reads the
-endpoints of its edges in rank order from arrays gathered beforehand. Nothing is cached on
-the Graph.
+endpoints of its edges in rank order from arrays gathered beforehand.
 
 The first call in a fresh environment compiles the loops (about 5 s for the first weight
 type, 3 s for each other of float, int and unweighted; then cached on disk by numba:
@@ -99,12 +100,14 @@ def _filter_kruskal(G: Graph):
 
     limit = _light_limit(G, LIGHT * n)
     if limit is None:                                 # every edge is light
-        kind, counts = None, _count_upper(indptr, indices, blocks)
+        kind = None
+        u, v, w = G._cached("cpu.upper_edges", lambda: _frozen(_copy_edges(
+            G, blocks, None, _LIGHT_EDGE, _count_upper(indptr, indices, blocks), wtype)))
     else:
         kind = np.empty(indices.size, np.uint8)      # of each upper entry: _LIGHT_EDGE...
         counts = _classify(indptr, indices, weights, blocks, wtype.type(limit[0]), limit[1],
                            kind)
-    u, v, w = _copy_edges(G, blocks, kind, _LIGHT_EDGE, counts, wtype)
+        u, v, w = _copy_edges(G, blocks, kind, _LIGHT_EDGE, counts, wtype)
     forest.kruskal(u, v, w, _rank_order(w), parent)
     if kind is not None and not forest.done():
         flatten(parent)
@@ -120,6 +123,13 @@ def _filter_kruskal(G: Graph):
                 forest.kruskal(u, v, w, ranking.order(chunk), parent)
     flatten(parent)
     return (*forest.arrays(), parent.astype(np.int64))
+
+
+def _frozen(arrays):
+    """The arrays, made read-only (they are kept with the Graph)."""
+    for a in arrays:
+        a.flags.writeable = False
+    return arrays
 
 
 def _rank_order(w):
@@ -139,10 +149,9 @@ class _Forest:
         """Feed the edges ``ranked`` (positions into ``u``, ``v``, ``w``) to Kruskal."""
         if ranked.size == 0 or self.budget == 0:
             return
-        su, sv = u[ranked], v[ranked]               # Kruskal reads them in order
-        taken = _kruskal(su, sv, parent, self.budget)
+        su, sv, taken = _kruskal(u[ranked], v[ranked], ranked, parent, self.budget)
         self.budget -= taken.size
-        self.pieces.append((su[taken], sv[taken], w[ranked[taken]]))
+        self.pieces.append((su, sv, w[taken]))
 
     def done(self):
         """A forest of ``n - 1`` edges is a spanning tree: no edge can join two trees."""
@@ -150,8 +159,11 @@ class _Forest:
 
     def arrays(self):
         """``(src, dst, weight)`` of every edge taken, in rank order."""
-        src, dst, weight = (np.concatenate([piece[i] for piece in self.pieces])
-                            if self.pieces else np.empty(0, np.int64) for i in range(3))
+        if len(self.pieces) == 1:
+            src, dst, weight = self.pieces[0]
+        else:
+            src, dst, weight = (np.concatenate([piece[i] for piece in self.pieces])
+                                if self.pieces else np.empty(0, np.int64) for i in range(3))
         return (src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False),
                 weight.astype(self.wtype, copy=False))
 
@@ -303,15 +315,16 @@ def _joining(chunk, u, v, root):
 
 
 @njit(cache=True)
-def _kruskal(su, sv, parent, budget):
-    """Kruskal over edges ``(su[i], sv[i])`` in rank order; return the positions of the
-    edges taken (at most ``budget``). The larger root goes under the smaller."""
-    taken = np.empty(min(su.size, budget), np.int64)
+def _kruskal(su, sv, ranked, parent, budget):
+    """Kruskal over edges ``(su[i], sv[i])`` in rank order, edge ``ranked[i]``; return the
+    endpoints and the edges taken (at most ``budget``): ``su`` and ``sv`` are compacted in
+    place. The larger root goes under the smaller."""
+    taken = np.empty(min(su.size, budget), ranked.dtype)
     count = 0
     for i in range(su.size):
         if count == budget:
             break
         if union(parent, su[i], sv[i]):
-            taken[count] = i
+            su[count], sv[count], taken[count] = su[i], sv[i], ranked[i]
             count += 1
-    return taken[:count]
+    return su[:count], sv[:count], taken[:count]
