@@ -16,7 +16,8 @@ randomly oriented 500 x 500 grid) and ``mesh`` (a 64^3 mesh, sweep orientation w
 tenth of the edges two-way). ``--quick`` takes Kronecker 12 and 14, grids 200 and 150,
 ``road`` 100 x 100 and a 20^3 mesh.
 
-BFS times are medians over ``--sources`` random vertices with an out-edge (lagraph_py with
+BFS times are medians over ``--sources`` random vertices with an out-edge, at least 256
+distinct ones on graphs under 2^20 stored entries (``common.sources``; lagraph_py with
 levels and parents, for ``method`` auto, push and pull); MSF and SCC over ``--repeats``
 calls. Calls of a few milliseconds or less are warmed up and repeated (see
 ``common.timings``). Every timing follows an untimed warm-up call, so numba's first-call
@@ -135,7 +136,8 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="small graphs, under a minute")
     p.add_argument("--graphs", nargs="+", default=None, help="names among the graph set")
     p.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS))
-    p.add_argument("--sources", type=int, default=None, help="BFS sources (8; quick 4)")
+    p.add_argument("--sources", type=int, default=None,
+                   help="BFS sources (8; quick 4; at least 256 below 2^20 stored entries)")
     p.add_argument("--repeats", type=int, default=None, help="MSF/SCC runs (3; quick 2)")
     p.add_argument("--out", default="cpu", help="name of the JSON file in bench/results")
     args = p.parse_args(argv)

@@ -7,8 +7,9 @@ scipy.sparse.csgraph, python-igraph, networkit, rustworkx, networkx (graphs of a
 ``bench/gpu_bfs.py``. Each baseline's own graph object is built before timing; only the
 algorithm call is timed (a GPU call up to a device synchronization).
 
-BFS times are medians over ``sources`` random vertices of nonzero degree (after one
-warm-up call on the first); MSF and SCC over ``repeats`` calls after one warm-up. Every
+BFS times are medians over ``sources`` random vertices of nonzero degree, at least 256
+distinct ones on graphs under 2^20 stored entries (``common.sources``), after one
+warm-up call on the first; MSF and SCC over ``repeats`` calls after one warm-up. Every
 lagraph_py result is validated once (``lagraph_py.validate``). For each graph and
 executor, one ``method="auto"`` BFS is traced level by level (:func:`trace_bfs`).
 

@@ -15,6 +15,7 @@ from oracles import bfs_levels, graphs
 import lagraph_py as lg
 from lagraph_py.cpu import CpuExecutor
 from lagraph_py.cpu_steps import FusedCpuExecutor
+from lagraph_py.cpu_steps import bfs as fused_bfs
 from lagraph_py.executor import get_executor
 
 MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")
@@ -71,19 +72,24 @@ def test_kronecker_all_methods_agree_with_scipy(backend, directed):
 #: turned off (the algorithm text on the compiled group steps).
 SEARCHES = pytest.mark.parametrize("small_graph", [FusedCpuExecutor.small_graph, -1],
                                    ids=["whole-search", "group-steps"])
+#: Push levels with a branch per edge on no graph, and on every graph.
+BRANCHES = pytest.mark.parametrize("branchless_degree", [np.inf, 0],
+                                   ids=["branchless", "branches"])
 
 
 @SEARCHES
+@BRANCHES
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(max_n=40), st.data())
-def test_fused_cpu_equals_reference_executor(small_graph, G, data):
+def test_fused_cpu_equals_reference_executor(small_graph, branchless_degree, G, data):
     """The compiled group steps give the reference executor's levels, and valid parents."""
     if G.n == 0:
         return
     s = data.draw(st.integers(0, G.n - 1), label="source")
     for m in methods("cpu"):
         expected = lg.bfs(G, s, method=m, backend=CpuExecutor())
-        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph):
+        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph), \
+                mock.patch.object(fused_bfs, "BRANCHLESS_DEGREE", branchless_degree):
             r = lg.bfs(G, s, method=m)
             levels_only = lg.bfs(G, s, method=m, parents=False)
             parents_only = lg.bfs(G, s, method=m, levels=False)
@@ -121,7 +127,8 @@ def test_small_graph_search_is_one_call_without_steps(index_type):
     lambda: lg.generate.kronecker(15, 8, seed=1, directed=True),
 ], ids=["road", "grid", "kronecker", "kronecker-directed"])
 @SEARCHES
-def test_long_diameter_and_power_law_graphs(make, small_graph):
+@BRANCHES
+def test_long_diameter_and_power_law_graphs(make, small_graph, branchless_degree):
     """Graphs large enough for the parallel push and pull and the many-level loops."""
     G = make()
     s = int(np.argmax(G.out_degree()))
@@ -129,7 +136,8 @@ def test_long_diameter_and_power_law_graphs(make, small_graph):
                                  directed=G.directed)
     expected = np.where(np.isinf(dist), -1, dist).astype(np.int64)
     for m in methods("cpu"):
-        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph):
+        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph), \
+                mock.patch.object(fused_bfs, "BRANCHLESS_DEGREE", branchless_degree):
             r = lg.bfs(G, s, method=m)
         np.testing.assert_array_equal(r.level, expected, err_msg=m)
         lg.validate.bfs(G, s, r)

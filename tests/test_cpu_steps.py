@@ -23,6 +23,7 @@ from lagraph_py.cpu import (
     take_bitmap,
 )
 from lagraph_py.cpu_steps import FusedCpuExecutor, HostVector
+from lagraph_py.cpu_steps import bfs as fused_bfs
 from lagraph_py.cpu_steps.host_vector import held
 from lagraph_py.cpu_steps.scc import _UINT32, _UINT64, _smallest_id_components
 from lagraph_py.executor import PUSH
@@ -110,11 +111,13 @@ def test_fused_bfs_steps_equal_their_definitions(G, data):
                       else st.floats(0, G.n) if name == "pull_levels" else st.just(None))
     kind = data.draw(st.sampled_from(["sparse", "bitmap", "held", "graphblas"]),
                      label="inputs")
+    branchless = data.draw(st.sampled_from([np.inf, 0]), label="branchless degree")
     state = mid_search(REF, G, s, depth, semiring, with_level)
     k = depth + 1
     (q0, k0, st0), f0, v0, l0 = run_step(REF, name, G, state, k, semiring, bound, with_degrees)
-    (q1, k1, st1), f1, v1, l1 = run_step(FUSED, name, G, state, k, semiring, bound,
-                                         with_degrees, kind)
+    with mock.patch.object(fused_bfs, "BRANCHLESS_DEGREE", branchless):
+        (q1, k1, st1), f1, v1, l1 = run_step(FUSED, name, G, state, k, semiring, bound,
+                                             with_degrees, kind)
     assert isinstance(q1, HostVector)
     for before, out in ((state[1], v1), (state[2], l1)):    # updated in place, same type
         assert before is None or isinstance(out, HostVector) == (kind != "graphblas")
