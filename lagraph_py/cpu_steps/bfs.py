@@ -31,7 +31,7 @@ from numba import njit, prange
 
 from ..cpu import as_unsigned, csr_arrays, host_form
 from ..executor import PULL, PUSH, Executor, LevelStats
-from .host_vector import HostVector, held, holder
+from .host_vector import HostVector, _fill_absent, held, holder
 
 #: Frontiers of up to this many vertices are pushed level after level in one compiled call:
 #: every level of a road network or grid, the first and last levels of a power-law graph.
@@ -121,8 +121,8 @@ def _push_level(indptr, indices, order, head, end, tail, visited, parents, secon
 
 
 @njit(cache=True, parallel=True)
-def _push_levels(indptr, indices, max_degree, queue, visited, parents, secondi, lbits,
-                 lvals, k0, limit, max_levels, in_deg, parallel_work, branchless):
+def _push_levels(indptr, indices, max_degree, branchless, queue, visited, parents, secondi,
+                 lbits, lvals, k0, limit, max_levels, in_deg, parallel_work):
     """Push levels ``k0, k0+1, ...`` while ``0 < nq <= limit`` (at most ``max_levels``).
 
     Returns ``(frontier, last level, new visited, new level entries, in-edges of the
@@ -197,11 +197,9 @@ def _search(indptr, indices, s, parents, lvals, branchless):
         tail, _ = _push_level(indptr, indices, order, head, end, end, visited, parents,
                               True, None, lvals, k, porder)
         head = end
-    for v in range(n):
-        if not visited[v]:
-            parents[v] = -1
-            if lvals is not None:
-                lvals[v] = -1
+    _fill_absent(visited, parents, -1)
+    if lvals is not None:
+        _fill_absent(visited, lvals, -1)
 
 
 @njit(cache=True)
@@ -401,7 +399,8 @@ class BfsSteps:
             if method == PUSH:
                 max_degree = host_form(M, "max_degree",
                                        lambda: np.uint64(np.diff(indptr).max()))
-                loop, args = _push_levels, (indptr, indices, max_degree, queue)
+                loop, args = _push_levels, (indptr, indices, max_degree,
+                                            _branchless(indptr), queue)
                 bound = np.uint64(bound)
             else:
                 heads = _NONE if A is None else host_form(
@@ -415,8 +414,7 @@ class BfsSteps:
             lbits, lvals = (None, None) if level is None else level.opened()
             (q, qvals), last_k, grown, nlevel, vin = loop(
                 *args, pbits, pvals, secondi, None if follows else lbits, lvals, k,
-                bound, max_levels, in_deg, np.uint64(self.parallel_work),
-                *(() if method == PULL else (_branchless(indptr),)))
+                bound, max_levels, in_deg, np.uint64(self.parallel_work))
             parent.added(int(grown))
             if follows:
                 lbits[:] = pbits

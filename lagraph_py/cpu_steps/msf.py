@@ -39,7 +39,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange, set_num_threads
 
 from ..algorithms.msf import Ranking, stable_order
-from ..graph import Graph
+from ..graph import Graph, _frozen
 from .union_find import flatten, union
 
 #: The light pass takes about ``LIGHT * n`` edges. Larger than ``FIRST_CHUNK``: on power-law
@@ -101,8 +101,8 @@ def _filter_kruskal(G: Graph):
     limit = _light_limit(G, LIGHT * n)
     if limit is None:                                 # every edge is light
         kind = None
-        u, v, w = G._cached("cpu.upper_edges", lambda: _frozen(_copy_edges(
-            G, blocks, None, _LIGHT_EDGE, _count_upper(indptr, indices, blocks), wtype)))
+        u, v, w = G._cached("cpu.upper_edges", lambda: tuple(map(_frozen, _copy_edges(
+            G, blocks, None, _LIGHT_EDGE, _count_upper(indptr, indices, blocks), wtype))))
     else:
         kind = np.empty(indices.size, np.uint8)      # of each upper entry: _LIGHT_EDGE...
         counts = _classify(indptr, indices, weights, blocks, wtype.type(limit[0]), limit[1],
@@ -123,13 +123,6 @@ def _filter_kruskal(G: Graph):
                 forest.kruskal(u, v, w, ranking.order(chunk), parent)
     flatten(parent)
     return (*forest.arrays(), parent.astype(np.int64))
-
-
-def _frozen(arrays):
-    """The arrays, made read-only (they are kept with the Graph)."""
-    for a in arrays:
-        a.flags.writeable = False
-    return arrays
 
 
 def _rank_order(w):
