@@ -121,6 +121,11 @@ def _snap(repo, commit, path, fmt="snap"):
 
 
 _WEBGRAPH_RS = ("vigna/webgraph-rs", "67b106085b064003f127fe43090b737e86dabefa")
+_UK2007 = ("taowei19/webgraph", "e628422da613d2e6484081d7136e4b4b677d0d33")
+_HEPTH = ("SAKIYAMAbar/social-dataset", "800555472334c7f77cd74861286b98165fa8e8ab")
+_HEPPH = ("SAKIYAMAbar/social-dataset", "06690e5c8c1d3351c417c257008aa12cb06d95eb")
+_ENRON = ("Jokerro/Graph-Framework", "fd6d23e8489fbc746a2911451c1e0dad4feee3d9")
+_CONDMAT = ("naling98/Voterank_MTQ", "5dc6a29b0d0e2b44b9a8f84d34adbeb289998e5a")
 _GRAPHDATA = ("fahaizhong/graphdata", "1800816d861ea15a37281e19a28b2d1cf7a7c633")
 _GNUTELLA = ("joshua-benabou/Strongly-Connected-Components-and-DBSCAN",
              "4f432dbbdc213568b6c9fcfdc766a7f1ebe35c9a")
@@ -130,6 +135,9 @@ _SLASHDOT = ("AllenDowney/ProbablyOverthinkingIt", "3059bb1925250ef2d53a71da2278
 REGISTRY: tuple[Entry, ...] = (
     Entry("cnr-2000", "web", True, 325_557, 3_216_152,
           Source(*_WEBGRAPH_RS, ("data/cnr-2000.graph", "data/cnr-2000.properties"), "bvgraph")),
+    Entry("uk-2007-05@100000", "web", True, 100_000, 3_050_615,
+          Source(*_UK2007, ("uk-2007-05@100000.graph", "uk-2007-05@100000.properties"),
+                 "bvgraph")),
     Entry("soc-Slashdot0902", "social", True, 82_168, 948_464,
           _snap(*_SLASHDOT, "soc-Slashdot0902.txt.gz")),
     Entry("wiki-Vote", "social", True, 7_115, 103_689,
@@ -142,6 +150,11 @@ REGISTRY: tuple[Entry, ...] = (
           _snap(*_GNUTELLA, "p2p-Gnutella24.txt")),
     Entry("p2p-Gnutella08", "p2p", True, 6_301, 20_777,
           _snap(*_GNUTELLA, "p2p-Gnutella08.txt")),
+    Entry("cit-HepTh", "citation", True, 27_770, 352_807, _snap(*_HEPTH, "cit-HepTh.txt")),
+    Entry("ca-HepPh", "coauthor", False, 12_008, 237_010, _snap(*_HEPPH, "ca-HepPh(1).txt")),
+    Entry("ca-CondMat", "coauthor", False, 23_133, 186_936, _snap(*_CONDMAT, "ca-CondMat.txt"),
+          note="ids remapped"),
+    Entry("email-Enron", "email", False, 36_692, 367_662, _snap(*_ENRON, "email-Enron.txt")),
     Entry("luxembourg_osm", "road-osm", False, 114_599, 239_332,
           _snap(*_GRAPHDATA, "luxembourg_osm.mtx", "edges1"),
           note="a 1-based edge list (the Matrix Market header stripped)"),
