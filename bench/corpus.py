@@ -52,6 +52,7 @@ import lzma
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 import zlib
@@ -87,20 +88,25 @@ class Source:
 
     ``paths`` are concatenated in order (split files); a name ending in ``.gz``, ``.bz2``,
     ``.xz`` or ``.zip`` (whose one member is read) is decompressed first. A ``bvgraph``
-    source names the ``.graph`` file, then the ``.properties`` file.
+    source names the ``.graph`` file, then the ``.properties`` file. ``member`` names the
+    file read from a ``.tar.gz`` archive. ``drop_lines`` (1-based) are removed before
+    parsing: lines that a copy added to the published file.
     """
 
     repo: str
     commit: str
     paths: tuple[str, ...]
     format: str
+    drop_lines: tuple[int, ...] = ()
+    member: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
     """One corpus graph: real (``source``) or generated (``generator``: a function of
     ``lg.generate`` and its keyword arguments). ``n`` and ``nstored`` are the expected
-    vertex and stored-entry counts of a real graph, checked by ``fetch``."""
+    vertex and stored-entry counts of a real graph, checked by ``fetch``. ``weighted``
+    keeps the source's weights (real road distances); other sources' values are dropped."""
 
     name: str
     cls: str
@@ -109,6 +115,7 @@ class Entry:
     nstored: int | None = None
     source: Source | None = None
     generator: tuple[str, dict] | None = None
+    weighted: bool = False
     note: str = ""
 
     @property
@@ -124,8 +131,9 @@ _WEBGRAPH_RS = ("vigna/webgraph-rs", "67b106085b064003f127fe43090b737e86dabefa")
 _UK2007 = ("taowei19/webgraph", "e628422da613d2e6484081d7136e4b4b677d0d33")
 _HEPTH = ("SAKIYAMAbar/social-dataset", "800555472334c7f77cd74861286b98165fa8e8ab")
 _HEPPH = ("SAKIYAMAbar/social-dataset", "06690e5c8c1d3351c417c257008aa12cb06d95eb")
-_ENRON = ("Jokerro/Graph-Framework", "fd6d23e8489fbc746a2911451c1e0dad4feee3d9")
+_ENRON = ("ankur-maximos/Sparse_Matrix_with_Flops", "8c7ba37d79154ef2170c43337753727d6047c064")
 _CONDMAT = ("naling98/Voterank_MTQ", "5dc6a29b0d0e2b44b9a8f84d34adbeb289998e5a")
+_BETWEEN = ("Knightjulius/BetweenMyAss", "2fcc6b2a3ff3453ec57ef2a6199a9b632b405136")
 _GRAPHDATA = ("fahaizhong/graphdata", "1800816d861ea15a37281e19a28b2d1cf7a7c633")
 _GNUTELLA = ("joshua-benabou/Strongly-Connected-Components-and-DBSCAN",
              "4f432dbbdc213568b6c9fcfdc766a7f1ebe35c9a")
@@ -138,6 +146,9 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("uk-2007-05@100000", "web", True, 100_000, 3_050_615,
           Source(*_UK2007, ("uk-2007-05@100000.graph", "uk-2007-05@100000.properties"),
                  "bvgraph")),
+    Entry("wb-cs-stanford", "web", True, 9_914, 36_854,
+          Source(*_BETWEEN, ("wb-cs-stanford.tar.gz",), "mtx",
+                 member="wb-cs-stanford/wb-cs-stanford.mtx")),
     Entry("soc-Slashdot0902", "social", True, 82_168, 948_464,
           _snap(*_SLASHDOT, "soc-Slashdot0902.txt.gz")),
     Entry("wiki-Vote", "social", True, 7_115, 103_689,
@@ -151,10 +162,18 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("p2p-Gnutella08", "p2p", True, 6_301, 20_777,
           _snap(*_GNUTELLA, "p2p-Gnutella08.txt")),
     Entry("cit-HepTh", "citation", True, 27_770, 352_807, _snap(*_HEPTH, "cit-HepTh.txt")),
+    Entry("Lederberg", "citation", True, 8_843, 41_601,
+          Source(*_BETWEEN, ("Lederberg.tar.gz",), "mtx", member="Lederberg/Lederberg.mtx"),
+          note="citation counts dropped"),
     Entry("ca-HepPh", "coauthor", False, 12_008, 237_010, _snap(*_HEPPH, "ca-HepPh(1).txt")),
     Entry("ca-CondMat", "coauthor", False, 23_133, 186_936, _snap(*_CONDMAT, "ca-CondMat.txt"),
           note="ids remapped"),
-    Entry("email-Enron", "email", False, 36_692, 367_662, _snap(*_ENRON, "email-Enron.txt")),
+    Entry("email-Enron", "email", False, 36_692, 367_662,
+          Source(*_ENRON, ("email-Enron.txt",), "snap", drop_lines=(5,)),
+          note="line 5 of the copy (its counts, '36692 367662') is not in the published file"),
+    Entry("rome99", "road-dimacs", True, 3_353, 8_859,
+          Source(*_BETWEEN, ("rome99.gr",), "dimacs-gr"), weighted=True,
+          note="arc lengths in metres; repeated arcs keep the shortest"),
     Entry("luxembourg_osm", "road-osm", False, 114_599, 239_332,
           _snap(*_GRAPHDATA, "luxembourg_osm.mtx", "edges1"),
           note="a 1-based edge list (the Matrix Market header stripped)"),
@@ -200,13 +219,12 @@ def load(name: str, root=None) -> lg.Graph:
         raise FileNotFoundError(f"{path} is missing: run `python -m bench.corpus fetch "
                                 f"--names {name}` (or point {CACHE_ENV} at a folder holding it)")
     with np.load(path) as z:
-        indptr, indices = (_unpack(z) if "gaps" in z else (z["indptr"], z["indices"]))
-        directed = bool(z["directed"])
+        arrays = unpack(z) if "gaps" in z.files else {k: z[k] for k in z.files}
+    indptr, indices = arrays["indptr"], arrays["indices"]
     n = indptr.size - 1
-    A = sp.csr_array((np.ones(indices.size, bool), indices, indptr), shape=(n, n))
-    if "gaps" in np.load(path).files and not directed:
-        A = (A + A.T).tocsr()
-    return lg.Graph.from_scipy(A, directed=directed)
+    values = arrays.get("weights", np.ones(indices.size, bool))
+    A = sp.csr_array((values, indices, indptr), shape=(n, n))
+    return lg.Graph.from_scipy(A, directed=bool(arrays["directed"]))
 
 
 def weighted(G: lg.Graph, name: str) -> lg.Graph:
@@ -250,8 +268,15 @@ def read_source(source: Source, mirrors=None) -> list[bytes]:
     return parts
 
 
-def decompress(data: bytes, name: str) -> bytes:
-    """``data`` decompressed according to the suffix of ``name``."""
+def decompress(data: bytes, name: str, member: str | None = None) -> bytes:
+    """``data`` decompressed according to the suffix of ``name`` (``member`` of a
+    ``.tar.gz`` archive)."""
+    if name.endswith((".tar.gz", ".tgz")):
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            f = tar.extractfile(member)
+            if f is None:
+                raise ValueError(f"{name}: {member} is not a file")
+            return f.read()
     if name.endswith(".gz"):
         return gzip.decompress(data)
     if name.endswith(".bz2"):
@@ -276,7 +301,11 @@ def parse(parts: list[bytes], e: Entry) -> tuple[lg.Graph, np.ndarray | None]:
         n = indptr.size - 1
         A = sp.csr_array((np.ones(indices.size, bool), indices, indptr), shape=(n, n))
         return lg.Graph.from_scipy(A, directed=e.directed), None
-    text = decompress(b"".join(parts), e.source.paths[-1])
+    text = decompress(b"".join(parts), e.source.paths[-1], e.source.member)
+    if e.source.drop_lines:
+        lines = text.split(b"\n")
+        drop = {k - 1 for k in e.source.drop_lines}
+        text = b"\n".join(line for k, line in enumerate(lines) if k not in drop)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / ("g.mtx" if fmt == "mtx" else "g.txt")
         path.write_bytes(text)
@@ -289,26 +318,47 @@ def parse(parts: list[bytes], e: Entry) -> tuple[lg.Graph, np.ndarray | None]:
             return _compact(lg.read_edgelist(path, directed=e.directed))
         if fmt == "edges1":
             return _one_based(lg.read_edgelist(path, directed=e.directed)), None
+        if fmt == "dimacs-gr":
+            n, arcs = _dimacs_arcs(text)
+            path.write_bytes(arcs)
+            G = lg.read_edgelist(path, directed=e.directed)
+            return _one_based(G, None if n is None else n + 1), None
     raise ValueError(f"unknown format {fmt!r}; known: {FORMATS}")
 
 
-def _compact(G: lg.Graph) -> tuple[lg.Graph, np.ndarray | None]:
-    """``G`` without the ids that no edge uses (their order kept), and the old id of each
-    new vertex; ``G`` itself and None when every id is used."""
-    rows, cols, _ = G.edges()
-    used = np.unique(np.concatenate([rows, cols]))
-    if used.size == G.n:
-        return G, None
-    new = np.searchsorted(used, rows), np.searchsorted(used, cols)
-    return lg.Graph.from_edges(*new, n=used.size, directed=G.directed), used.astype(np.int64)
+def _dimacs_arcs(text: bytes) -> tuple[int | None, bytes]:
+    """A DIMACS shortest-path file's vertex count (from its ``p sp n m`` line; None for a
+    copy without one) and its arc lines ``a u v w`` as an edge list ``u v w``; with a
+    problem line, the arc count must be ``m``."""
+    lines = text.splitlines()
+    problem = [line.split() for line in lines if line.startswith(b"p ")]
+    arcs = [line[2:] for line in lines if line.startswith(b"a ")]
+    if len(problem) > 1 or problem and (len(problem[0]) != 4 or problem[0][1] != b"sp"):
+        raise ValueError("a DIMACS .gr file has at most one problem line 'p sp <nodes> <arcs>'")
+    if not problem:
+        return None, b"\n".join(arcs) + b"\n"
+    n, m = int(problem[0][2]), int(problem[0][3])
+    if len(arcs) != m:
+        raise ValueError(f"the DIMACS file declares {m} arcs and lists {len(arcs)}")
+    return n, b"\n".join(arcs) + b"\n"
 
 
-def _one_based(G: lg.Graph) -> lg.Graph:
-    """``G`` read with 1-based ids: vertex ``i`` becomes ``i - 1``."""
+def _pattern(G: lg.Graph) -> lg.Graph:
+    """``G`` without its weights."""
     rows, cols, _ = G.edges()
-    if G.n and (rows.min() == 0 or cols.min() == 0):
+    return lg.Graph.from_edges(rows, cols, n=G.n, directed=G.directed)
+
+
+def _one_based(G: lg.Graph, n: int | None = None) -> lg.Graph:
+    """``G`` read with 1-based ids (``n`` ids, by default ``G.n``, 0 included): vertex
+    ``i`` becomes ``i - 1``."""
+    rows, cols, w = G.edges()
+    n = G.n if n is None else n
+    if rows.size and (rows.min() == 0 or cols.min() == 0):
         raise ValueError("a 1-based edge list names vertex 0")
-    return lg.Graph.from_edges(rows - 1, cols - 1, n=max(G.n - 1, 0), directed=G.directed)
+    if G.n > n:
+        raise ValueError(f"a 1-based edge list names vertex {G.n - 1} > {n - 1}")
+    return lg.Graph.from_edges(rows - 1, cols - 1, w, n=max(n - 1, 0), directed=G.directed)
 
 
 def fetch(names=None, root=None, mirrors=None, log=print) -> list[dict]:
@@ -328,12 +378,16 @@ def fetch(names=None, root=None, mirrors=None, log=print) -> list[dict]:
             log(f"{e.name}: {err}")
             continue
         G, labels = parse(raw, e)
+        if G.weighted and not e.weighted:
+            G = _pattern(G)
         found = (G.n, G.nstored)
         if found != (e.n, e.nstored):
             raise ValueError(f"{e.name}: found n={found[0]:,} and {found[1]:,} stored entries,"
                              f" the registry expects n={e.n:,} and {e.nstored:,}")
         arrays = dict(indptr=G.indptr.astype(np.int64), indices=G.indices.astype(np.int32),
                       directed=np.array(G.directed))
+        if G.weighted:
+            arrays["weights"] = G.weights
         if labels is not None:
             arrays["labels"] = labels
         _atomic_savez(out / f"{e.name}.npz", arrays)
@@ -367,17 +421,200 @@ def _update_manifest(folder: Path, record: dict) -> None:
     os.replace(tmp, path)
 
 
+# ---------------------------------------------------------------------- packs
+#: lzma preset of the packs (9: the smallest files; packing the corpus takes about a minute).
+PACK_PRESET = 9
+PACK_README = "README"
+
+
+def pack_arrays(indptr, indices, directed: bool, weights=None) -> dict:
+    """A graph's CSR arrays in pack form (module docstring): ``n``, ``directed``, and the
+    lzma-compressed byte planes of the row degrees, the column gaps and the weights
+    (int64) of the stored entries kept (an undirected graph: ``column >= row``)."""
+    n = indptr.size - 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    cols = np.asarray(indices, np.int64)
+    keep = np.ones(cols.size, bool) if directed else cols >= rows
+    rows, cols = rows[keep], cols[keep]
+    degrees = np.bincount(rows, minlength=n)
+    gaps = np.diff(cols, prepend=0)
+    first = np.cumsum(degrees)[degrees > 0] - degrees[degrees > 0]
+    gaps[first] = _zigzag(cols[first] - rows[first])
+    out = dict(n=np.int64(n), directed=np.bool_(directed),
+               degrees=_planes(degrees.astype("<u4")), gaps=_planes(gaps.astype("<u4")))
+    if weights is not None:
+        out["weights"] = _planes(np.asarray(weights)[keep].astype("<i8"))
+    return out
+
+
+def unpack(z) -> dict:
+    """The CSR arrays (``indptr``, ``indices``, ``directed``, optional ``weights``) of a
+    graph in pack form ``z`` (a mapping, such as an open ``.npz``)."""
+    n, directed = int(z["n"]), bool(z["directed"])
+    degrees = _unplanes(z["degrees"], "<u4").astype(np.int64)
+    gaps = _unplanes(z["gaps"], "<u4").astype(np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), degrees)
+    first = np.cumsum(degrees)[degrees > 0] - degrees[degrees > 0]
+    start_col = rows[first] + _unzigzag(gaps[first])
+    steps = gaps.copy()
+    steps[first] = 0
+    within = np.cumsum(steps)
+    within -= np.repeat(within[first], degrees[degrees > 0])
+    cols = np.repeat(start_col, degrees[degrees > 0]) + within
+    weights = _unplanes(z["weights"], "<i8") if "weights" in z else None
+    if not directed:
+        loop = rows == cols
+        rows, cols = np.concatenate([rows, cols[~loop]]), np.concatenate([cols, rows[~loop]])
+        if weights is not None:
+            weights = np.concatenate([weights, weights[~loop]])
+    A = sp.coo_array((np.ones(rows.size, bool) if weights is None else weights, (rows, cols)),
+                     shape=(n, n)).tocsr()
+    A.sort_indices()
+    out = dict(indptr=A.indptr.astype(np.int64), indices=A.indices.astype(np.int32),
+               directed=np.bool_(directed))
+    if weights is not None:
+        out["weights"] = A.data
+    return out
+
+
+def _zigzag(v: np.ndarray) -> np.ndarray:
+    return np.where(v >= 0, 2 * v, -2 * v - 1)
+
+
+def _unzigzag(u: np.ndarray) -> np.ndarray:
+    return np.where(u % 2 == 0, u // 2, -(u + 1) // 2)
+
+
+def _planes(a: np.ndarray) -> np.ndarray:
+    """``a``'s bytes, byte plane by byte plane (all first bytes, then all second bytes
+    ...), lzma-compressed: small values then compress to little more than their entropy."""
+    planes = a.view(np.uint8).reshape(-1, a.itemsize).T.tobytes()
+    return np.frombuffer(lzma.compress(planes, preset=PACK_PRESET), np.uint8)
+
+
+def _unplanes(buffer: np.ndarray, dtype: str) -> np.ndarray:
+    raw = np.frombuffer(lzma.decompress(np.asarray(buffer).tobytes()), np.uint8)
+    size = np.dtype(dtype).itemsize
+    return raw.reshape(size, -1).T.copy().view(dtype).ravel()
+
+
+def choose_pack(sizes: dict[str, int], budget: int) -> list[str]:
+    """Names of real graphs (``sizes``: packed bytes by name) to pack within ``budget``
+    bytes: first the smallest graph of each class, then each class's graph raised to
+    the largest that fits, then further graphs, largest first, while they fit."""
+    by_class: dict[str, list[str]] = {}
+    for name in sorted(sizes, key=sizes.get):
+        by_class.setdefault(entry(name).cls, []).append(name)
+    chosen = {cls: names[0] for cls, names in by_class.items()}
+    if sum(sizes[n] for n in chosen.values()) > budget:
+        raise ValueError(f"the smallest graph of each class takes "
+                         f"{sum(sizes[n] for n in chosen.values()) / 2**20:.1f} MiB, "
+                         f"over the {budget / 2**20:.1f} MiB budget")
+    for cls, names in by_class.items():
+        spare = budget - sum(sizes[n] for n in chosen.values()) + sizes[chosen[cls]]
+        chosen[cls] = max((n for n in names if sizes[n] <= spare), key=sizes.get)
+    picked = set(chosen.values())
+    used = sum(sizes[n] for n in picked)
+    for name in sorted(sizes, key=sizes.get, reverse=True):
+        if name not in picked and used + sizes[name] <= budget:
+            picked.add(name)
+            used += sizes[name]
+    order = {e.name: k for k, e in enumerate(REGISTRY)}
+    return sorted(picked, key=order.get)
+
+
+def pack(folder, max_mib: float = 30.0, names=None, root=None, log=print) -> list[str]:
+    """Write a pack of the cached real graphs ``names`` (by default :func:`choose_pack`'s
+    choice within ``max_mib`` MiB) to ``folder``, with its manifest and a README line;
+    return the names packed."""
+    source = cache_dir(root)
+    records = {r["name"]: r for r in json.loads((source / MANIFEST).read_text())}
+    candidates = names or [n for n in records if n in {e.name for e in REGISTRY}]
+    packed = {}
+    for name in candidates:
+        with np.load(source / f"{name}.npz") as z:
+            packed[name] = pack_arrays(z["indptr"], z["indices"], bool(z["directed"]),
+                                       z["weights"] if "weights" in z.files else None)
+    sizes = {n: sum(a.nbytes for a in arrays.values()) for n, arrays in packed.items()}
+    budget = int(max_mib * 2**20)
+    chosen = list(names) if names else choose_pack(sizes, budget)
+    total = sum(sizes[n] for n in chosen)
+    if total > budget:
+        raise ValueError(f"the pack would take {total / 2**20:.1f} MiB, over {max_mib} MiB")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.npz"):
+        old.unlink()
+    for name in chosen:
+        _atomic_savez(folder / f"{name}.npz", packed[name])
+        log(f"{name}: {sizes[name] / 2**20:.2f} MiB ({records[name]['class']})")
+    manifest = [dict(records[n], packed_bytes=sizes[n]) for n in chosen]
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    (folder / PACK_README).write_text(
+        f"A pack of the bench corpus ({total / 2**20:.1f} MiB, {len(chosen)} graphs): load one "
+        f"with `{CACHE_ENV}={folder.name} python -c 'from bench.corpus import load; "
+        f"G = load(\"{chosen[0]}\")'` from the repository root (or "
+        f"`bench.corpus.load(name, root=\"{folder.name}\")`); "
+        f"`python -m bench.corpus unpack {folder.name} DIR` writes the plain npz cache.\n")
+    log(f"{len(chosen)} graphs, {total / 2**20:.1f} MiB in {folder}")
+    return chosen
+
+
+def unpack_folder(folder, out) -> list[str]:
+    """Write every graph of the pack ``folder`` to ``out`` as plain cache files (with the
+    manifest); return their names."""
+    folder, out = Path(folder), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    records = json.loads((folder / MANIFEST).read_text())
+    for r in records:
+        with np.load(folder / f"{r['name']}.npz") as z:
+            _atomic_savez(out / f"{r['name']}.npz", unpack(z))
+        _update_manifest(out, {k: v for k, v in r.items() if k != "packed_bytes"})
+    return [r["name"] for r in records]
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.corpus", description=__doc__.split("\n")[0])
+    """The command line (module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.corpus",
+                                     description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     f = sub.add_parser("fetch", help="extract, check and cache the real graphs")
-    f.add_argument("--names", nargs="+")
-    f.add_argument("--mirrors")
+    f.add_argument("--names", nargs="+", help="registry names (default: every real graph)")
+    f.add_argument("--mirrors", help=f"folder of bare git mirrors (default ${MIRRORS_ENV} "
+                                     f"or {DEFAULT_MIRRORS})")
     f.add_argument("--root", help=f"cache folder (default ${CACHE_ENV} or bench/graphs)")
+    ls = sub.add_parser("list", help="the registry, with what the cache holds")
+    ls.add_argument("--classes", nargs="+", choices=CLASSES)
+    ls.add_argument("--root")
+    pk = sub.add_parser("pack", help="a compact copy of cached real graphs")
+    pk.add_argument("folder")
+    pk.add_argument("--max-mib", type=float, default=30.0)
+    pk.add_argument("--names", nargs="+", help="graphs to pack (default: chosen to fit)")
+    pk.add_argument("--root")
+    up = sub.add_parser("unpack", help="a pack's graphs as plain cache files")
+    up.add_argument("folder")
+    up.add_argument("out")
     args = parser.parse_args(argv)
     if args.command == "fetch":
         fetch(args.names, args.root, args.mirrors)
+    elif args.command == "list":
+        folder = cache_dir(args.root)
+        for e in entries(args.classes):
+            state = ("generated" if not e.real else
+                     "cached" if (folder / f"{e.name}.npz").exists() else "not cached")
+            counts = f"n={e.n:,} stored={e.nstored:,}" if e.real else _call(e)
+            print(f"{e.name:22} {e.cls:12} {'directed' if e.directed else 'undirected':10} "
+                  f"{counts:36} {state}")
+    elif args.command == "pack":
+        pack(args.folder, args.max_mib, args.names, args.root)
+    else:
+        print(" ".join(unpack_folder(args.folder, args.out)))
     return 0
+
+
+def _call(e: Entry) -> str:
+    function, kwargs = e.generator
+    return f"{function}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
 
 
 if __name__ == "__main__":
