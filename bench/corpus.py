@@ -26,11 +26,13 @@ Vertex ids: SNAP edge lists are 0-based and kept as they are when they are the i
 increasing order of the source id, and ``labels`` maps back. Matrix Market, DIMACS ``.gr``
 and METIS files are 1-based: source id ``i`` becomes ``i - 1``.
 
-Weights: the real graphs are unweighted. Tasks that need weights (MSF) use
-:func:`weighted`: int64 weights uniform in ``[0, 2**32)`` (``lg.generate``'s
-``"uniform"`` kind), one draw per undirected edge, the same on both of its arcs, drawn in
-CSR order of the upper triangle from ``numpy.random.default_rng(crc32(name))``; the same
-graph on every machine.
+Weights: the real graphs are unweighted, except the DIMACS road maps (arc lengths). MSF
+runs on :func:`msf_graph`: the undirected graph (a directed one symmetrized: an arc
+``u -> v`` is the edge ``{u, v}``) with the source's weights (the lighter of the two
+directions) or else int64 weights uniform in ``[1, 2**24)``, one draw per undirected
+edge, the same on both of its arcs, drawn in CSR order of the upper triangle from
+``numpy.random.default_rng(crc32(name))``: the same graph on every machine, and positive
+int32 values, as ECL-MST needs.
 
 A *pack* (``pack DIR``) is a compact copy of a subset, for carrying to another machine:
 ``DIR/<name>.npz`` holds the rows' degrees and, per row, the sorted column ids as gaps
@@ -77,7 +79,11 @@ DEFAULT_MIRRORS = Path("/work/.mirror")
 MANIFEST = "MANIFEST.json"
 #: Classes of graphs in the registry.
 CLASSES = ("web", "social", "p2p", "citation", "coauthor", "email", "road-osm",
-           "road-dimacs", "small", "kronecker", "uniform", "grid", "mesh", "cycle-chain")
+           "road-dimacs", "kronecker", "uniform", "grid", "mesh", "cycle-chain", "road-like")
+#: Graphs of at most this many vertices are the corpus' small graphs (``entries(small=True)``).
+SMALL_N = 50_000
+#: Weights of :func:`msf_graph` on graphs without their own: uniform in this range.
+MSF_WEIGHTS = (1, 2**24)
 #: File formats ``fetch`` parses.
 FORMATS = ("snap", "edges1", "mtx", "dimacs-gr", "metis", "bvgraph")
 
@@ -104,8 +110,10 @@ class Source:
 @dataclasses.dataclass(frozen=True)
 class Entry:
     """One corpus graph: real (``source``) or generated (``generator``: a function of
-    ``lg.generate`` and its keyword arguments). ``n`` and ``nstored`` are the expected
-    vertex and stored-entry counts of a real graph, checked by ``fetch``. ``weighted``
+    ``lg.generate`` and its keyword arguments). ``n`` and ``nstored`` are the vertex and
+    stored-entry counts: exact for a real graph (``fetch`` checks them), for a generated
+    one ``n`` exact and ``nstored`` the number of draws or an estimate, used only to select
+    graphs by size. ``weighted``
     keeps the source's weights (real road distances); other sources' values are dropped."""
 
     name: str
@@ -121,6 +129,14 @@ class Entry:
     @property
     def real(self) -> bool:
         return self.source is not None
+
+    @property
+    def small(self) -> bool:
+        return self.n <= SMALL_N
+
+
+def _generated(name, cls, directed, n, nstored, function, kwargs) -> Entry:
+    return Entry(name, cls, directed, n, nstored, generator=(function, kwargs))
 
 
 def _snap(repo, commit, path, fmt="snap"):
@@ -177,20 +193,52 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("luxembourg_osm", "road-osm", False, 114_599, 239_332,
           _snap(*_GRAPHDATA, "luxembourg_osm.mtx", "edges1"),
           note="a 1-based edge list (the Matrix Market header stripped)"),
+    # generated: stored entries are draws (Kronecker, an upper bound) or exact counts
+    _generated("kron20", "kronecker", False, 1 << 20, 32 << 20, "kronecker", dict(scale=20)),
+    _generated("kron22", "kronecker", False, 1 << 22, 32 << 22, "kronecker", dict(scale=22)),
+    _generated("kron20-directed", "kronecker", True, 1 << 20, 16 << 20, "kronecker",
+               dict(scale=20, directed=True)),
+    _generated("kron22-directed", "kronecker", True, 1 << 22, 16 << 22, "kronecker",
+               dict(scale=22, directed=True)),
+    *(_generated(f"uniform{d}{'-directed' * directed}", "uniform", directed, 1 << 22,
+                 d << 22, "uniform", dict(n=1 << 22, mean_degree=d, directed=directed))
+      for directed in (False, True) for d in (2, 4, 16)),
+    _generated("grid2000", "grid", False, 2000**2, 4 * 2000 * 1999, "grid",
+               dict(rows=2000, cols=2000)),
+    _generated("grid2000-random", "grid", True, 2000**2, 2 * 2000 * 1999, "grid",
+               dict(rows=2000, cols=2000, directed=True, orientation="random")),
+    _generated("mesh128", "mesh", False, 128**3, 6 * 128**2 * 127, "mesh",
+               dict(nx=128, ny=128, nz=128)),
+    _generated("mesh128-sweep", "mesh", True, 128**3, round(3.3 * 128**2 * 127), "mesh",
+               dict(nx=128, ny=128, nz=128, directed=True, orientation="sweep", two_way=0.1)),
+    _generated("cycle-chain1000x1000", "cycle-chain", True, 10**6, 10**6 + 999,
+               "cycle_chain", dict(ncycles=1000, length=1000)),
+    _generated("cycle-chain1000x1000-shuffled", "cycle-chain", True, 10**6, 10**6 + 999,
+               "cycle_chain", dict(ncycles=1000, length=1000, shuffle=True)),
+    _generated("road55", "road-like", False, 55**2, round(0.7 * 4 * 55 * 54), "road",
+               dict(rows=55, cols=55)),
+    _generated("kron12", "kronecker", False, 1 << 12, 32 << 12, "kronecker", dict(scale=12)),
+    _generated("uniform4-4k", "uniform", False, 4096, 4 * 4096, "uniform",
+               dict(n=4096, mean_degree=4)),
+    _generated("cycle-chain30x30", "cycle-chain", True, 900, 929, "cycle_chain",
+               dict(ncycles=30, length=30)),
 )
 
 
-def entries(classes=None, max_stored: int | None = None, real: bool | None = None) -> list[Entry]:
-    """Registry entries of the given ``classes`` (all by default), of at most
-    ``max_stored`` expected stored entries (generated graphs have no expected count and
-    always pass), real only (``real=True``) or generated only (``False``)."""
+def entries(classes=None, max_stored: int | None = None, real: bool | None = None,
+            small: bool | None = None) -> list[Entry]:
+    """Registry entries, in registry order: of the given ``classes`` (all by default), of
+    at most ``max_stored`` stored entries, real only (``real=True``) or generated only
+    (``False``), small only (``small=True``: at most :data:`SMALL_N` vertices) or large
+    only (``False``)."""
     unknown = set(classes or ()) - set(CLASSES)
     if unknown:
         raise ValueError(f"unknown classes {sorted(unknown)}; known: {CLASSES}")
     return [e for e in REGISTRY
             if (classes is None or e.cls in classes)
-            and (max_stored is None or e.nstored is None or e.nstored <= max_stored)
-            and (real is None or e.real == real)]
+            and (max_stored is None or e.nstored <= max_stored)
+            and (real is None or e.real == real)
+            and (small is None or e.small == small)]
 
 
 def entry(name: str) -> Entry:
@@ -227,15 +275,25 @@ def load(name: str, root=None) -> lg.Graph:
     return lg.Graph.from_scipy(A, directed=bool(arrays["directed"]))
 
 
-def weighted(G: lg.Graph, name: str) -> lg.Graph:
-    """``G`` with the corpus weight rule's weights (module docstring), for MSF."""
+def undirected(G: lg.Graph) -> lg.Graph:
+    """``G`` itself if undirected, else its symmetrized pattern (arc ``u -> v`` becomes
+    the edge ``{u, v}``)."""
+    if not G.directed:
+        return G
+    return lg.Graph.from_edges(G.rows(), G.indices, n=G.n, directed=False)
+
+
+def msf_graph(G: lg.Graph, name: str) -> lg.Graph:
+    """The weighted undirected graph on which MSF runs (module docstring): ``G``
+    symmetrized, with its own weights or the seeded rule's."""
     rows, cols = G.rows(), G.indices
-    rng = np.random.default_rng(zlib.crc32(name.encode()))
-    if G.directed:
-        w = rng.integers(0, lg.generate.UNIFORM_WEIGHT_HIGH, size=G.nstored, dtype=np.int64)
-        return lg.Graph.from_edges(rows, cols, w, n=G.n, directed=True)
+    if G.weighted:
+        return lg.Graph.from_edges(rows, cols, G.weights, n=G.n, directed=False)
+    U = undirected(G)
+    rows, cols = U.rows(), U.indices
     upper = rows <= cols
-    w = rng.integers(0, lg.generate.UNIFORM_WEIGHT_HIGH, size=int(upper.sum()), dtype=np.int64)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    w = rng.integers(*MSF_WEIGHTS, size=int(upper.sum()), dtype=np.int64)
     return lg.Graph.from_edges(rows[upper], cols[upper], w, n=G.n, directed=False)
 
 
@@ -602,9 +660,9 @@ def main(argv=None) -> int:
         for e in entries(args.classes):
             state = ("generated" if not e.real else
                      "cached" if (folder / f"{e.name}.npz").exists() else "not cached")
-            counts = f"n={e.n:,} stored={e.nstored:,}" if e.real else _call(e)
-            print(f"{e.name:22} {e.cls:12} {'directed' if e.directed else 'undirected':10} "
-                  f"{counts:36} {state}")
+            counts = f"n={e.n:,} stored={'' if e.real else '~'}{e.nstored:,}"
+            print(f"{e.name:30} {e.cls:12} {'directed' if e.directed else 'undirected':10} "
+                  f"{counts:34} {state}{'' if e.real else ': ' + _call(e)}")
     elif args.command == "pack":
         pack(args.folder, args.max_mib, args.names, args.root)
     else:
