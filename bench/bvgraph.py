@@ -40,6 +40,8 @@ VERSION = 0
 #: Properties this reader needs (and their meaning): vertex and arc counts, the
 #: reference window, the minimal interval length and the zeta parameter of residuals.
 REQUIRED = ("nodes", "arcs", "windowsize", "minintervallength", "zetak")
+#: Widest binary field read (a longer one is a corrupt stream: no count needs 63 bits).
+MAX_WIDTH = 62
 
 
 def parse_properties(text: str) -> dict[str, str]:
@@ -93,6 +95,10 @@ def _bit(bits, pos):
 
 @numba.njit(cache=True)
 def _int(bits, pos, width):
+    """The ``width``-bit number at ``pos``; past the stream's end (or wider than
+    :data:`MAX_WIDTH`), 0 at a position past the end, which the caller reports."""
+    if width > MAX_WIDTH or pos + width > bits.size * 8:
+        return 0, bits.size * 8 + 1
     value = 0
     for _ in range(width):
         value = (value << 1) | _bit(bits, pos)

@@ -401,6 +401,17 @@ def _dimacs_arcs(text: bytes) -> tuple[int | None, bytes]:
     return n, b"\n".join(arcs) + b"\n"
 
 
+def _compact(G: lg.Graph) -> tuple[lg.Graph, np.ndarray | None]:
+    """``G`` without the ids that no edge uses (their order kept), and the old id of each
+    new vertex; ``G`` itself and None when every id is used."""
+    rows, cols, _ = G.edges()
+    used = np.unique(np.concatenate([rows, cols]))
+    if used.size == G.n:
+        return G, None
+    new = np.searchsorted(used, rows), np.searchsorted(used, cols)
+    return lg.Graph.from_edges(*new, n=used.size, directed=G.directed), used.astype(np.int64)
+
+
 def _pattern(G: lg.Graph) -> lg.Graph:
     """``G`` without its weights."""
     rows, cols, _ = G.edges()
