@@ -207,11 +207,9 @@ def run_graph(e: corpus.Entry, args, gpu: bool, log=print) -> list[dict]:
         f"{time.perf_counter() - t0:.1f} s", flush=True)
     rows = []
     for task, H in task_graphs(G, e.name, args.tasks).items():
-        if H.nstored == 0:
+        picks = [(s,) for s in sources(H, args.sources)] if task == "bfs" else [()] * args.repeats
+        if not picks:                                   # no vertex has an out-edge
             continue
-        picks = [(s,) for s in sources(H, args.sources)] if task == "bfs" else [()]
-        if task != "bfs":
-            picks = picks * args.repeats
         got = time_in_process(task, H, picks, args.budget, gpu)
         binary = getattr(args, ECL[task].replace("-", "_")) if task in ECL else None
         if gpu and binary:
