@@ -494,6 +494,31 @@ def _update_manifest(folder: Path, record: dict) -> None:
 #: lzma preset of the packs (9: the smallest files; packing the corpus takes about a minute).
 PACK_PRESET = 9
 PACK_README = "README"
+#: The pack's README: how to load it, with or without this module.
+PACK_HELP = """\
+A pack of the bench corpus ({mib:.1f} MiB, {count} graphs; MANIFEST.json lists them).
+Load one from the repository root with `{env}={folder} python -c 'from bench.corpus import load;
+G = load("{name}")'` (or `bench.corpus.load(name, root="{folder}")`);
+`python -m bench.corpus unpack {folder} DIR` writes plain npz files (indptr, indices, directed,
+optional weights). Without bench/corpus.py, with numpy only: each NAME.npz holds n, directed
+and, lzma-compressed and split into byte planes (all first bytes, then all second bytes ...),
+the row degrees (<u4), the column gaps (<u4: per row, its first column as the zig-zag
+(2d, or -2d-1 when negative) of column - row, then each column minus the previous one) and
+optional weights (<i8); an undirected graph keeps only its entries with column >= row.
+
+    import lzma, numpy as np
+    def planes(b, t):
+        r = np.frombuffer(lzma.decompress(b.tobytes()), np.uint8)
+        return r.reshape(np.dtype(t).itemsize, -1).T.copy().view(t).ravel()
+    z = np.load("{folder}/{name}.npz")
+    deg, gap = (planes(z[k], "<u4").astype(np.int64) for k in ("degrees", "gaps"))
+    rows = np.repeat(np.arange(int(z["n"])), deg)
+    first = np.r_[0, np.cumsum(deg)[:-1]][deg > 0]
+    step = gap.copy(); step[first] = 0; within = np.cumsum(step)
+    within -= np.repeat(within[first], deg[deg > 0])
+    g = gap[first]; start = rows[first] + np.where(g % 2 == 0, g // 2, -(g + 1) // 2)
+    cols = np.repeat(start, deg[deg > 0]) + within     # then mirror if not z["directed"]
+"""
 
 
 def pack_arrays(indptr, indices, directed: bool, weights=None) -> dict:
@@ -619,12 +644,9 @@ def pack(folder, max_mib: float = 30.0, names=None, root=None, log=print) -> lis
         log(f"{name}: {sizes[name] / 2**20:.2f} MiB ({records[name]['class']})")
     manifest = [dict(records[n], packed_bytes=sizes[n]) for n in chosen]
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
-    (folder / PACK_README).write_text(
-        f"A pack of the bench corpus ({total / 2**20:.1f} MiB, {len(chosen)} graphs): load one "
-        f"with `{CACHE_ENV}={folder.name} python -c 'from bench.corpus import load; "
-        f"G = load(\"{chosen[0]}\")'` from the repository root (or "
-        f"`bench.corpus.load(name, root=\"{folder.name}\")`); "
-        f"`python -m bench.corpus unpack {folder.name} DIR` writes the plain npz cache.\n")
+    (folder / PACK_README).write_text(PACK_HELP.format(
+        mib=total / 2**20, count=len(chosen), env=CACHE_ENV, folder=folder.name,
+        name=chosen[0]))
     log(f"{len(chosen)} graphs, {total / 2**20:.1f} MiB in {folder}")
     return chosen
 

@@ -171,6 +171,18 @@ def test_bv_codes_by_hand():
     assert bvgraph.read_bvgraph(data, properties(2, 1, 0, 0, 3))[1].tolist() == [0]
 
 
+def test_bv_reader_on_a_published_example():
+    # a 9-vertex, 12-arc graph compressed with the default codes and minimum interval
+    # length 3, with its bytes and decoded lists, as published in a walk-through of the
+    # format ("Webgraph from scratch: BVGraph"): vertex 2 copies vertex 1's list, vertex 3
+    # is one interval, vertex 6 copies vertex 5's list
+    data = bytes.fromhex("7d c5 ea 64 a7 27 72 97 a9 e0")
+    indptr, indices = bvgraph.read_bvgraph(data, properties(9, 12, 7, 3, 3))
+    lists = [indices[a:b].tolist() for a, b in zip(indptr[:-1], indptr[1:])]
+    assert lists == [[1, 2], [3], [3], [4, 5, 6], [5, 6, 8], [7], [7], [], []]
+    assert encode(lists, 7, 3, 3, [0, 0, 1, 0, 0, 0, 1, 0, 0]) == data     # this file's encoder
+
+
 @pytest.mark.parametrize("change, match", [
     (dict(flags="OUTDEGREES_DELTA"), "compression flags"),
     (dict(arcs=4), "holds 3 arcs"),
