@@ -12,7 +12,10 @@ and the file(s) holding it; ``fetch`` reads them from local bare git mirrors of 
 repositories (``--mirrors``, ``$LAGRAPH_MIRRORS``, by default ``/work/.mirror``; a
 repository ``owner/name`` is looked for at ``<mirrors>/owner+name/repo`` or
 ``<mirrors>/owner+name``), parses them, checks the vertex and stored-entry counts against
-the registry and writes ``<cache>/<name>.npz`` and ``<cache>/MANIFEST.json``. A missing
+the registry and writes ``<cache>/<name>.npz`` and ``<cache>/MANIFEST.json`` (per graph:
+name, class, directed, n, stored entries, weighted, repository, commit, path(s) joined by
+``+``, archive member, format, the sha256 of the source files' bytes, concatenated,
+whether ids were remapped, and a note). A missing
 mirror is reported with the repository to mirror; nothing is downloaded here.
 
 The cache folder is ``$LAGRAPH_CORPUS``, else ``bench/graphs/``. A cache file holds
@@ -23,8 +26,9 @@ repeated edges of the source collapse into one.
 
 Vertex ids: SNAP edge lists are 0-based and kept as they are when they are the ids
 ``0 .. n-1``; a list whose ids leave gaps (``wiki-Vote``) gets the ids ``0 .. n-1`` in
-increasing order of the source id, and ``labels`` maps back. Matrix Market, DIMACS ``.gr``
-and METIS files are 1-based: source id ``i`` becomes ``i - 1``.
+increasing order of the source id, and ``labels`` maps back. Matrix Market files, DIMACS
+``.gr`` files and 1-based edge lists: source id ``i`` becomes ``i - 1``. WebGraph BV files
+are 0-based.
 
 Weights: the real graphs are unweighted, except the DIMACS road maps (arc lengths). MSF
 runs on :func:`msf_graph`: the undirected graph (a directed one symmetrized: an arc
@@ -75,7 +79,9 @@ CACHE_ENV = "LAGRAPH_CORPUS"
 DEFAULT_CACHE = Path(__file__).resolve().parent / "graphs"
 #: Environment variable naming the folder of bare git mirrors that ``fetch`` reads.
 MIRRORS_ENV = "LAGRAPH_MIRRORS"
+#: Folder of mirrors when ``$LAGRAPH_MIRRORS`` is unset.
 DEFAULT_MIRRORS = Path("/work/.mirror")
+#: The cache's (and a pack's) list of graphs, with their sources.
 MANIFEST = "MANIFEST.json"
 #: Classes of graphs in the registry.
 CLASSES = ("web", "social", "p2p", "citation", "coauthor", "email", "road-osm",
@@ -85,13 +91,17 @@ SMALL_N = 50_000
 #: Weights of :func:`msf_graph` on graphs without their own: uniform in this range.
 MSF_WEIGHTS = (1, 2**24)
 #: File formats ``fetch`` parses.
-FORMATS = ("snap", "edges1", "mtx", "dimacs-gr", "metis", "bvgraph")
+FORMATS = ("snap", "edges1", "mtx", "dimacs-gr", "pace-gr", "bvgraph")
 
 
 @dataclasses.dataclass(frozen=True)
 class Source:
     """Where a real graph lives: file(s) at a commit of a public GitHub repository.
 
+    Formats (:data:`FORMATS`): ``snap`` (SNAP edge list, ``#`` comments, 0-based ids),
+    ``edges1`` (an edge list with 1-based ids), ``mtx`` (Matrix Market), ``dimacs-gr``
+    (DIMACS shortest-path ``.gr``, its ``a u v w`` arcs), ``pace-gr`` (PACE 2016 ``.gr``:
+    ``p tw n m``, then ``m`` lines ``u v``, 1-based) and ``bvgraph`` (WebGraph BV).
     ``paths`` are concatenated in order (split files); a name ending in ``.gz``, ``.bz2``,
     ``.xz`` or ``.zip`` (whose one member is read) is decompressed first. A ``bvgraph``
     source names the ``.graph`` file, then the ``.properties`` file. ``member`` names the
@@ -113,14 +123,14 @@ class Entry:
     ``lg.generate`` and its keyword arguments). ``n`` and ``nstored`` are the vertex and
     stored-entry counts: exact for a real graph (``fetch`` checks them), for a generated
     one ``n`` exact and ``nstored`` the number of draws or an estimate, used only to select
-    graphs by size. ``weighted``
-    keeps the source's weights (real road distances); other sources' values are dropped."""
+    graphs by size. ``weighted`` keeps the source's weights (real road distances); other
+    sources' values are dropped. ``note`` says what was mapped or dropped (in the manifest)."""
 
     name: str
     cls: str
     directed: bool
-    n: int | None = None
-    nstored: int | None = None
+    n: int
+    nstored: int
     source: Source | None = None
     generator: tuple[str, dict] | None = None
     weighted: bool = False
@@ -139,7 +149,7 @@ def _generated(name, cls, directed, n, nstored, function, kwargs) -> Entry:
     return Entry(name, cls, directed, n, nstored, generator=(function, kwargs))
 
 
-def _snap(repo, commit, path, fmt="snap"):
+def _one_file(repo, commit, path, fmt="snap"):
     return Source(repo, commit, (path,), fmt)
 
 
@@ -150,6 +160,7 @@ _HEPPH = ("SAKIYAMAbar/social-dataset", "06690e5c8c1d3351c417c257008aa12cb06d95e
 _ENRON = ("ankur-maximos/Sparse_Matrix_with_Flops", "8c7ba37d79154ef2170c43337753727d6047c064")
 _CONDMAT = ("naling98/Voterank_MTQ", "5dc6a29b0d0e2b44b9a8f84d34adbeb289998e5a")
 _BETWEEN = ("Knightjulius/BetweenMyAss", "2fcc6b2a3ff3453ec57ef2a6199a9b632b405136")
+_PACE = ("ben-strasser/road-graphs-pace16", "d65496ca1e6a99e3fb782af04ef706b7f39ce876")
 _GRAPHDATA = ("fahaizhong/graphdata", "1800816d861ea15a37281e19a28b2d1cf7a7c633")
 _GNUTELLA = ("joshua-benabou/Strongly-Connected-Components-and-DBSCAN",
              "4f432dbbdc213568b6c9fcfdc766a7f1ebe35c9a")
@@ -166,23 +177,23 @@ REGISTRY: tuple[Entry, ...] = (
           Source(*_BETWEEN, ("wb-cs-stanford.tar.gz",), "mtx",
                  member="wb-cs-stanford/wb-cs-stanford.mtx")),
     Entry("soc-Slashdot0902", "social", True, 82_168, 948_464,
-          _snap(*_SLASHDOT, "soc-Slashdot0902.txt.gz")),
+          _one_file(*_SLASHDOT, "soc-Slashdot0902.txt.gz")),
     Entry("wiki-Vote", "social", True, 7_115, 103_689,
-          _snap(*_GNUTELLA, "Wiki-Vote.txt"), note="ids remapped"),
+          _one_file(*_GNUTELLA, "Wiki-Vote.txt"), note="ids remapped"),
     Entry("facebook-combined", "social", False, 4_039, 176_468,
-          _snap(*_GRAPHDATA, "facebook_combined.txt")),
+          _one_file(*_GRAPHDATA, "facebook_combined.txt")),
     Entry("p2p-Gnutella31", "p2p", True, 62_586, 147_892,
-          _snap(*_GNUTELLA, "p2p-Gnutella31.txt")),
+          _one_file(*_GNUTELLA, "p2p-Gnutella31.txt")),
     Entry("p2p-Gnutella24", "p2p", True, 26_518, 65_369,
-          _snap(*_GNUTELLA, "p2p-Gnutella24.txt")),
+          _one_file(*_GNUTELLA, "p2p-Gnutella24.txt")),
     Entry("p2p-Gnutella08", "p2p", True, 6_301, 20_777,
-          _snap(*_GNUTELLA, "p2p-Gnutella08.txt")),
-    Entry("cit-HepTh", "citation", True, 27_770, 352_807, _snap(*_HEPTH, "cit-HepTh.txt")),
+          _one_file(*_GNUTELLA, "p2p-Gnutella08.txt")),
+    Entry("cit-HepTh", "citation", True, 27_770, 352_807, _one_file(*_HEPTH, "cit-HepTh.txt")),
     Entry("Lederberg", "citation", True, 8_843, 41_601,
           Source(*_BETWEEN, ("Lederberg.tar.gz",), "mtx", member="Lederberg/Lederberg.mtx"),
           note="citation counts dropped"),
-    Entry("ca-HepPh", "coauthor", False, 12_008, 237_010, _snap(*_HEPPH, "ca-HepPh(1).txt")),
-    Entry("ca-CondMat", "coauthor", False, 23_133, 186_936, _snap(*_CONDMAT, "ca-CondMat.txt"),
+    Entry("ca-HepPh", "coauthor", False, 12_008, 237_010, _one_file(*_HEPPH, "ca-HepPh(1).txt")),
+    Entry("ca-CondMat", "coauthor", False, 23_133, 186_936, _one_file(*_CONDMAT, "ca-CondMat.txt"),
           note="ids remapped"),
     Entry("email-Enron", "email", False, 36_692, 367_662,
           Source(*_ENRON, ("email-Enron.txt",), "snap", drop_lines=(5,)),
@@ -190,8 +201,15 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("rome99", "road-dimacs", True, 3_353, 8_859,
           Source(*_BETWEEN, ("rome99.gr",), "dimacs-gr"), weighted=True,
           note="arc lengths in metres; repeated arcs keep the shortest"),
+    *(Entry(f"USA-road-{region}", "road-dimacs", False, n, 2 * m,
+            _one_file(*_PACE, f"{region}.gr.xz", "pace-gr"),
+            note=f"the 9th DIMACS challenge's USA-road-d.{region} as a simple undirected "
+                 "graph (PACE 2016 conversion, DIMACS vertex ids)")
+      for region, n, m in [("NY", 264_346, 365_050), ("BAY", 321_270, 397_415),
+                           ("COL", 435_666, 521_200), ("FLA", 1_070_376, 1_343_951),
+                           ("NW", 1_207_945, 1_410_387), ("NE", 1_524_453, 1_934_010)]),
     Entry("luxembourg_osm", "road-osm", False, 114_599, 239_332,
-          _snap(*_GRAPHDATA, "luxembourg_osm.mtx", "edges1"),
+          _one_file(*_GRAPHDATA, "luxembourg_osm.mtx", "edges1"),
           note="a 1-based edge list (the Matrix Market header stripped)"),
     # generated: stored entries are draws (Kronecker, an upper bound) or exact counts
     _generated("kron20", "kronecker", False, 1 << 20, 32 << 20, "kronecker", dict(scale=20)),
@@ -286,9 +304,8 @@ def undirected(G: lg.Graph) -> lg.Graph:
 def msf_graph(G: lg.Graph, name: str) -> lg.Graph:
     """The weighted undirected graph on which MSF runs (module docstring): ``G``
     symmetrized, with its own weights or the seeded rule's."""
-    rows, cols = G.rows(), G.indices
     if G.weighted:
-        return lg.Graph.from_edges(rows, cols, G.weights, n=G.n, directed=False)
+        return lg.Graph.from_edges(G.rows(), G.indices, G.weights, n=G.n, directed=False)
     U = undirected(G)
     rows, cols = U.rows(), U.indices
     upper = rows <= cols
@@ -305,7 +322,7 @@ class MissingMirror(RuntimeError):
 def mirror_dir(repo: str, mirrors=None) -> Path:
     """The bare git directory mirroring ``repo`` (``owner/name``) under ``mirrors``."""
     base = Path(mirrors or os.environ.get(MIRRORS_ENV) or DEFAULT_MIRRORS) / repo.replace("/", "+")
-    for candidate in (base / "repo", base):
+    for candidate in (base / "repo", base / "repo" / ".git", base):
         if (candidate / "HEAD").exists():
             return candidate
     raise MissingMirror(f"no mirror of github:{repo} under {base.parent}: mirror that "
@@ -376,29 +393,36 @@ def parse(parts: list[bytes], e: Entry) -> tuple[lg.Graph, np.ndarray | None]:
             return _compact(lg.read_edgelist(path, directed=e.directed))
         if fmt == "edges1":
             return _one_based(lg.read_edgelist(path, directed=e.directed)), None
-        if fmt == "dimacs-gr":
-            n, arcs = _dimacs_arcs(text)
+        if fmt in ("dimacs-gr", "pace-gr"):
+            n, arcs = _dimacs_arcs(text, fmt)
             path.write_bytes(arcs)
             G = lg.read_edgelist(path, directed=e.directed)
             return _one_based(G, None if n is None else n + 1), None
     raise ValueError(f"unknown format {fmt!r}; known: {FORMATS}")
 
 
-def _dimacs_arcs(text: bytes) -> tuple[int | None, bytes]:
-    """A DIMACS shortest-path file's vertex count (from its ``p sp n m`` line; None for a
-    copy without one) and its arc lines ``a u v w`` as an edge list ``u v w``; with a
-    problem line, the arc count must be ``m``."""
+#: The problem line's word and the prefix of each edge line of the DIMACS-like formats.
+_GR_FORMATS = {"dimacs-gr": (b"sp", b"a "), "pace-gr": (b"tw", b"")}
+
+
+def _dimacs_arcs(text: bytes, fmt: str) -> tuple[int | None, bytes]:
+    """A DIMACS shortest-path (``p sp n m``, arcs ``a u v w``) or PACE (``p tw n m``, edges
+    ``u v``) file's vertex count (None for a copy without a problem line) and its edges as
+    an edge list ``u v [w]``; with a problem line, the edge count must be ``m``."""
+    word, prefix = _GR_FORMATS[fmt]
     lines = text.splitlines()
     problem = [line.split() for line in lines if line.startswith(b"p ")]
-    arcs = [line[2:] for line in lines if line.startswith(b"a ")]
-    if len(problem) > 1 or problem and (len(problem[0]) != 4 or problem[0][1] != b"sp"):
-        raise ValueError("a DIMACS .gr file has at most one problem line 'p sp <nodes> <arcs>'")
+    edges = [line[len(prefix):] for line in lines if line.strip() and (
+        line.startswith(prefix) if prefix else not line.startswith((b"c", b"p")))]
+    if len(problem) > 1 or problem and (len(problem[0]) != 4 or problem[0][1] != word):
+        raise ValueError(f"a {fmt} file has at most one problem line "
+                         f"'p {word.decode()} <nodes> <edges>'")
     if not problem:
-        return None, b"\n".join(arcs) + b"\n"
+        return None, b"\n".join(edges) + b"\n"
     n, m = int(problem[0][2]), int(problem[0][3])
-    if len(arcs) != m:
-        raise ValueError(f"the DIMACS file declares {m} arcs and lists {len(arcs)}")
-    return n, b"\n".join(arcs) + b"\n"
+    if len(edges) != m:
+        raise ValueError(f"the {fmt} file declares {m} edges and lists {len(edges)}")
+    return n, b"\n".join(edges) + b"\n"
 
 
 def _compact(G: lg.Graph) -> tuple[lg.Graph, np.ndarray | None]:
@@ -461,9 +485,11 @@ def fetch(names=None, root=None, mirrors=None, log=print) -> list[dict]:
             arrays["labels"] = labels
         _atomic_savez(out / f"{e.name}.npz", arrays)
         record = dict(name=e.name, **{"class": e.cls}, directed=e.directed, n=G.n,
-                      nstored=G.nstored, repository=e.source.repo, commit=e.source.commit,
-                      path="+".join(e.source.paths), format=e.source.format,
-                      sha256=hashlib.sha256(b"".join(raw)).hexdigest(), labels=labels is not None)
+                      nstored=G.nstored, weighted=G.weighted, repository=e.source.repo,
+                      commit=e.source.commit, path="+".join(e.source.paths),
+                      member=e.source.member, format=e.source.format,
+                      sha256=hashlib.sha256(b"".join(raw)).hexdigest(),
+                      labels=labels is not None, note=e.note)
         records.append(record)
         _update_manifest(out, record)
         log(f"{e.name}: n={G.n:,} stored={G.nstored:,} ({e.cls})")

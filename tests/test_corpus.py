@@ -6,6 +6,7 @@ MSF weight rule and the command line."""
 import gzip
 import io
 import json
+import lzma
 import subprocess
 import tarfile
 
@@ -234,6 +235,7 @@ def mirror(tmp_path, monkeypatch):
         "plain.txt": b"0 1\n1 2\n2 0\n",
         "edges.mtx": b"2 1\n3 1\n",
         "road.gr": DIMACS,
+        "pace.gr.xz": lzma.compress(b"p tw 4 2\n1 2\n2 3\n"),
         "bundle.tar.gz": tar_gz("dir/g.mtx", MTX),
         "extra.txt": b"# header\n3 3\n0 1\n",
         "web.graph": encode(lists, 7, 4, 3, [0, 1, 0, 0] + [0] * 6),
@@ -260,6 +262,8 @@ def mirror(tmp_path, monkeypatch):
         corpus.Entry("road", "road-dimacs", True, 5, 4, corpus.Source(*repo, ("road.gr",),
                                                                       "dimacs-gr"),
                      weighted=True),
+        corpus.Entry("pace", "road-dimacs", False, 4, 4,
+                     corpus.Source(*repo, ("pace.gr.xz",), "pace-gr")),
         corpus.Entry("bundle", "citation", False, 4, 5,
                      corpus.Source(*repo, ("bundle.tar.gz",), "mtx", member="dir/g.mtx")),
         corpus.Entry("extra", "email", True, 2, 1,
@@ -276,8 +280,8 @@ def test_fetch_reads_every_format_and_checks_counts(mirror, tmp_path):
     mirrors, commit = mirror
     cache = tmp_path / "cache"
     records = corpus.fetch(root=cache, mirrors=mirrors, log=lambda line: None)
-    assert [r["name"] for r in records] == ["snap", "plain", "edges1", "road", "bundle",
-                                            "extra", "web"]
+    assert [r["name"] for r in records] == ["snap", "plain", "edges1", "road", "pace",
+                                            "bundle", "extra", "web"]
     manifest = json.loads((cache / corpus.MANIFEST).read_text())
     assert manifest == records
     assert all(r["commit"] == commit and r["repository"] == "someone/graphs" for r in records)
@@ -289,12 +293,14 @@ def test_fetch_reads_every_format_and_checks_counts(mirror, tmp_path):
     with np.load(cache / "snap.npz") as z:
         assert z["labels"].tolist() == [10, 20, 30, 40]
         assert z["indptr"].dtype == np.int64 and z["indices"].dtype == np.int32
-    assert [r["labels"] for r in records] == [True, False, False, False, False, False, False]
+    assert [r["labels"] for r in records] == [True] + [False] * 7
     assert load("plain").nedges == 3 and not load("plain").directed
     assert load("edges1").edges()[0].tolist() == [0, 0]                    # 1-based ids
     road = load("road")                                                   # weights kept
     assert road.n == 5 and road.weights.tolist() == [7, 9, 5, 1]
     assert road.edges()[0].tolist() == [0, 1, 1, 4]
+    pace = load("pace")                           # 4 vertices, the last one isolated
+    assert pace.n == 4 and not pace.directed and pace.edges()[1].tolist() == [1, 2]
     bundle = load("bundle")                                               # weights dropped
     assert not bundle.weighted and bundle.nedges == 3 and bundle.nself_loops == 1
     assert load("extra").edges()[0].tolist() == [0]                       # line 2 dropped
@@ -340,7 +346,7 @@ def test_entries_filter(mirror):
     assert [e.name for e in corpus.entries(["p2p", "grid"])] == ["plain", "gen"]
     assert [e.name for e in corpus.entries(real=False)] == ["gen"]
     assert [e.name for e in corpus.entries(max_stored=4)] == ["snap", "edges1", "road",
-                                                              "extra"]
+                                                              "pace", "extra"]
     assert len(corpus.entries(small=False)) == 0
     with pytest.raises(ValueError, match="unknown classes"):
         corpus.entries(["webs"])
@@ -412,7 +418,8 @@ def test_pack_and_unpack_folders(mirror, tmp_path):
     cache, packed, plain = tmp_path / "cache", tmp_path / "pack", tmp_path / "plain"
     corpus.fetch(root=cache, mirrors=mirror[0], log=lambda line: None)
     chosen = corpus.pack(packed, 1.0, root=cache, log=lambda line: None)
-    assert set(chosen) == {"snap", "plain", "edges1", "road", "bundle", "extra", "web"}
+    assert set(chosen) == {"snap", "plain", "edges1", "road", "pace", "bundle", "extra",
+                           "web"}
     assert "LAGRAPH_CORPUS=pack" in (packed / corpus.PACK_README).read_text()
     assert corpus.unpack_folder(packed, plain) == chosen
     for name in chosen:
