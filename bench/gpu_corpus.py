@@ -63,8 +63,9 @@ from common import (cpu_name, peer_runs, print_table, sources, timings, versions
                     write_egr, write_json)
 
 TASKS = ("bfs", "msf", "scc", "cc")
-#: Our two executors, then the peers (the ECL code of each task where there is one).
+#: Our two executors (every other implementation is a peer).
 OURS = ("lagraph_py", "cpu-executor")
+#: The ECL code of each task that has one.
 ECL = {"msf": "ecl-mst", "scc": "ecl-scc", "cc": "ecl-cc"}
 #: Seconds an ECL process may take before it is abandoned.
 ECL_TIMEOUT_S = 300
@@ -135,8 +136,9 @@ def validator(task: str, H: lg.Graph, source: int | None) -> Callable:
     return lambda r: lg.validate.scc(H, r)
 
 
-def component_count(task: str, H: lg.Graph) -> int:
-    """scipy's number of strong (``scc``) or connected (``cc``) components of ``H``."""
+def component_count(H: lg.Graph) -> int:
+    """scipy's number of strongly connected components of ``H`` (connected components of
+    an undirected ``H``)."""
     from scipy.sparse import csgraph
     return csgraph.connected_components(H.to_scipy(), directed=H.directed,
                                         connection="strong")[0]
@@ -213,7 +215,7 @@ def run_graph(e: corpus.Entry, args, gpu: bool, log=print) -> list[dict]:
         got = time_in_process(task, H, picks, args.budget, gpu)
         binary = getattr(args, ECL[task].replace("-", "_")) if task in ECL else None
         if gpu and binary:
-            count = component_count(task, H) if task in ("scc", "cc") else None
+            count = component_count(H) if task in ("scc", "cc") else None
             timed = ecl_seconds(ECL[task], binary, H, args.repeats, count)
             if timed:
                 got.append(dict(implementation=ECL[task], **timed))
