@@ -6,6 +6,8 @@ values; ``label`` holds the finished ones, valued by their component's smallest 
 induces are components of ``G``, and every step restricts itself to it by masks (or by
 the edge sets of :meth:`~lagraph_py.executor.Executor.select_edges`).
 
+The whole is the group step ``strong_components`` (:func:`strong_components` defines it).
+
 What runs before the signatures is the executor's choice (``Executor.scc_seed_phases``).
 With ``"forward_backward"`` (the cpu executors), on a graph with hubs (:func:`_has_hubs`)
 the phases of the SCC source document (seed 003) and of Multistep (Slota, Rajamanickam and
@@ -112,14 +114,15 @@ def scc(G, *, backend: str = "cpu") -> SCCResult:
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
     if G.directed:
-        label = _strong_components(ex, G)
+        label = ex.strong_components(G)
     else:
         label = ex.connected_components(ex.matrix(G), G.n)
     return SCCResult(labels=ex.to_dense(label, -1, consume=True))
 
 
-def _strong_components(ex, G):
-    """The phases above; returns the full ``label`` vector."""
+def strong_components(ex, G):
+    """What :meth:`Executor.strong_components` stands for: the phases above; returns the
+    full ``label`` vector."""
     A = ex.matrix(G, loops=False)
     AT = ex.matrix(G, transpose=True, loops=False)
     label = ex.vector(G.n, np.empty(0, np.int64), np.empty(0, np.int64))
