@@ -28,14 +28,23 @@ from .host_vector import HostVector
 from .union_find import flatten, union
 
 #: The forward-backward search runs only on graphs with hubs (the text's rule,
-#: :func:`~lagraph_py.algorithms.scc.has_hubs`) of at least this many stored entries per
-#: vertex: there its pull levels skip most of the giant's arcs. Below it the search reads
-#: about as many arcs as Tarjan and costs its levels on top (R-MAT 16 at 2 entries per
-#: vertex: 4.0 ms against 2.0 ms for Tarjan alone; at 8, 2.8 against 3.4 ms).
+#: :func:`~lagraph_py.algorithms.scc.has_hubs`) of at least SEARCH_DEGREE stored entries
+#: per vertex and SEARCH_ARCS in all: there its pull levels skip most of the giant's arcs
+#: (Kronecker 18: 10 against 24 ms of thread time for Tarjan alone; soc-Slashdot0902:
+#: 2.5 against 5.7 ms). With fewer arcs per vertex the search reads about as many arcs as
+#: Tarjan, and costs its levels on top (R-MAT 16 at 2 per vertex: 1.8 times Tarjan's
+#: time; Kronecker 16 at 4: 1.4 times); on a graph that fits in the caches Tarjan reads
+#: an arc in about a nanosecond, a third of what a search's read costs (wiki-Vote, 104k
+#: arcs: twice Tarjan's time, though the search reads a quarter of the arcs).
 SEARCH_DEGREE = 5
+SEARCH_ARCS = 1 << 18
 #: Each of the two searches is given up once it has read more than 1/SEARCH_READS of the
-#: arcs (Tarjan then labels the whole graph): ...
-SEARCH_READS = 3
+#: arcs, and Tarjan labels the whole graph: on a citation graph or a web crawl the pivot
+#: reaches much and its component is not giant, and the pull levels read the arcs of the
+#: vertices found late again and again (cit-HepTh: the forward search alone would read
+#: 0.94 m arcs, cnr-2000's 1.8 m; the searches that pay read 0.05 m (Kronecker) to 0.25 m
+#: (soc-Slashdot0902, R-MAT 18) each). Given up there, the search costs 15% over Tarjan.
+SEARCH_READS = 4
 #: A search pulls once the frontier's out-arcs exceed 1/PULL_ARCS of the in-arcs of the
 #: vertices still unvisited ...
 PULL_ARCS = 4
@@ -109,6 +118,9 @@ def _pearce(indptr, indices, rindex, closed):
                 e += _ONE
                 r = rindex[w]
                 if r == 0:
+                    if indptr[w] == indptr[w + _ONE]:        # a sink: its own component
+                        rindex[w] = closed - w
+                        continue
                     child = w
                     break
                 low = min(low, r)
@@ -278,7 +290,7 @@ def _csr(G) -> tuple[np.ndarray, np.ndarray]:
 
 def _search_pays(G) -> bool:
     """Whether the forward-backward search runs on ``G`` (see :data:`SEARCH_DEGREE`)."""
-    return G.nstored >= SEARCH_DEGREE * G.n and has_hubs(G)
+    return G.nstored >= max(SEARCH_DEGREE * G.n, SEARCH_ARCS) and has_hubs(G)
 
 
 class SccSteps:
