@@ -378,7 +378,6 @@ def test_compiled_scc_with_either_index_width(make, wide, wide_ids):
     arrays = fused_scc._csr(G) + fused_scc._csr(G.transpose())
     like = fused_scc._UINT64 if wide else fused_scc._UINT32
     for search in (False, True):
-        labels = fused_scc._strong_components(
-            *arrays, search, like, np.uint64(G.nstored), np.uint64(fused_scc.PULL_ARCS),
-            np.uint64(fused_scc.PUSH_VERTICES))
+        labels = fused_scc._strong_components(*arrays, search, like, G.nstored,
+                                              fused_scc.PULL_ARCS, fused_scc.PUSH_VERTICES)
         np.testing.assert_array_equal(labels, smallest[comp])

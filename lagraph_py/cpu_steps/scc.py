@@ -55,6 +55,7 @@ PUSH_VERTICES = 24
 _ONE = np.uint64(1)                 # (unsigned arithmetic in the compiled loops)
 _UINT32 = np.empty(0, np.uint32)
 _UINT64 = np.empty(0, np.uint64)
+_UINT32_VERTICES = (np.iinfo(np.uint32).max - 2) // 2     # most with 32-bit work arrays
 _FW, _BW, _FRONT = np.uint8(1), np.uint8(2), np.uint8(4)    # bits of a search's state
 
 
@@ -71,8 +72,8 @@ def _strong_components(indptr, indices, tindptr, tindices, search, like, budget,
     closed = np.iinfo(like.dtype).max
     rindex = np.zeros(n, like.dtype)
     if search:
-        _label_giant(indptr, indices, tindptr, tindices, rindex, closed, budget, alpha,
-                     beta)
+        _label_giant(indptr, indices, tindptr, tindices, rindex, closed, np.uint64(budget),
+                     np.uint64(alpha), np.uint64(beta))
     _pearce(indptr, indices, rindex, closed)
     labels = np.empty(n, np.int64)
     for v in range(n):
@@ -193,10 +194,10 @@ def _reach(indptr, indices, tindptr, tindices, source, state, within, bit, regio
 
     BFS levels. Push over the frontier's out-arcs until they outnumber, ``alpha`` times
     over, the in-arcs of the vertices still unvisited (the rule of Beamer et al.); then
-    pull, where each unvisited vertex (``cand``, a list that shrinks level by level) scans
-    its in-neighbours (the transpose ``tindptr, tindices``) up to the first one in the
-    frontier (marked by ``_FRONT``), until a shrinking frontier holds fewer than
-    ``region / beta`` vertices.
+    pull, where each unvisited vertex with an in-neighbour (``cand``, a list that shrinks
+    level by level) scans its in-neighbours (the transpose ``tindptr, tindices``) up to the
+    first one in the frontier (marked by ``_FRONT``), until a shrinking frontier holds
+    fewer than ``region / beta`` vertices.
     """
     seen = within | bit
     state[source] |= bit
@@ -215,7 +216,7 @@ def _reach(indptr, indices, tindptr, tindices, source, state, within, bit, regio
             if not listed:                               # the first pull: list the rest
                 listed = True
                 for v in range(np.uint64(state.size)):
-                    if (state[v] & seen) == within:
+                    if (state[v] & seen) == within and tindptr[v] < tindptr[v + _ONE]:
                         cand[ncand] = v
                         ncand += _ONE
             for i in range(head, tail):
@@ -330,8 +331,7 @@ class SccSteps:
         [0, 1, 0, 1, 4]
         """
         search = G._cached("cpu.scc.search", lambda: _search_pays(G))
-        like = _UINT32 if 2 * G.n + 2 <= np.iinfo(np.uint32).max else _UINT64
+        like = _UINT32 if G.n <= _UINT32_VERTICES else _UINT64
         return HostVector.dense(_strong_components(
             *_csr(G), *_csr(G.transpose() if search else G), search, like,
-            np.uint64(G.nstored // SEARCH_READS), np.uint64(PULL_ARCS),
-            np.uint64(PUSH_VERTICES)))
+            G.nstored // SEARCH_READS, PULL_ARCS, PUSH_VERTICES))
