@@ -359,6 +359,48 @@ def test_held_hands_contents_back_into_a_vector():
     np.testing.assert_array_equal(v.to_dense(), [9, 8, 7, 6])
 
 
+@pytest.mark.parametrize("graphblas_inputs", [False, True])
+def test_fused_scc_steps_take_graphblas_vectors(graphblas_inputs):
+    """The fused SCC steps on the reference executor's Vectors update ``label`` in place
+    and give what they give on HostVectors, which is what the definitions give."""
+    G = lg.generate.kronecker(7, 4, seed=3, directed=True)
+    labels = lg.scc(G, backend=REF).labels
+    active = np.flatnonzero(np.isin(labels, labels[::3]))        # whole components
+    results = []
+    for ex, make in ((REF, REF), (FUSED, REF if graphblas_inputs else FUSED)):
+        A, AT = ex.matrix(G, loops=False), ex.matrix(G, transpose=True, loops=False)
+        label = make.vector(G.n, np.empty(0, np.int64), np.empty(0, np.int64))
+        left = ex.scc_trim(A, AT, make.vector(G.n, active, active), label)
+        ex.scc_signatures(A, AT, left, label)
+        results.append(label)
+    assert isinstance(results[1], gb.Vector if graphblas_inputs else HostVector)
+    same_vector(results[1], results[0])
+    np.testing.assert_array_equal(coo(results[1])[1], labels[active])
+    full = FUSED.vector(G.n, np.empty(0, np.int64), np.empty(0, np.int64))
+    if graphblas_inputs:
+        full = full.to_graphblas()
+    FUSED.scc_signatures(FUSED.matrix(G, loops=False), None, FUSED.iota(G.n), full)
+    np.testing.assert_array_equal(FUSED.to_dense(full, -1), labels)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_pearce_labels_with_either_index_width(wide):
+    """The labelling loop of scc_signatures with 32- and 64-bit work arrays (the latter
+    for graphs of 2^31 vertices or more) gives scipy's components, labelled by their
+    smallest ids, on the whole graph and on a union of its components."""
+    G = lg.generate.grid(30, 30, directed=True, orientation="random", seed=4)
+    _, comp = connected_components(G.to_scipy(), directed=True, connection="strong")
+    smallest = np.full(comp.max() + 1, G.n)
+    np.minimum.at(smallest, comp, np.arange(G.n))
+    truth = smallest[comp]
+    indptr, indices = csr_arrays(FUSED.matrix(G, loops=False), unsigned=True)
+    like = fused_scc._UINT64 if wide else fused_scc._UINT32
+    for ids in (np.arange(G.n), np.flatnonzero(np.isin(truth, truth[::7]))):
+        labels = fused_scc._smallest_id_components(indptr, indices, ids.astype(np.uint64),
+                                                   G.n, like)
+        np.testing.assert_array_equal(labels, truth[ids])
+
+
 @pytest.mark.parametrize("wide_ids", [False, True])
 @pytest.mark.parametrize("wide", [False, True])
 @pytest.mark.parametrize("make", [

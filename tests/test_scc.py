@@ -536,6 +536,63 @@ def test_deep_chain_of_cycles(search):
         check(G, "cpu", expected)
 
 
+# ---------------------------------------------------------------------- group steps directly
+@st.composite
+def unions_of_components(draw):
+    """A directed graph, a random union of its components as the active set, and labels
+    already set on some vertices outside it."""
+    G = draw(graphs(max_n=40, directed=True))
+    truth = scc_labels(G)
+    roots = np.unique(truth)
+    chosen = np.array(draw(st.lists(st.sampled_from(roots.tolist()), unique=True)) if G.n
+                      else [], dtype=np.int64)
+    active = np.flatnonzero(np.isin(truth, chosen))
+    outside = np.setdiff1d(np.arange(G.n), active)
+    known = outside[np.array(draw(st.lists(st.booleans(), min_size=outside.size,
+                                           max_size=outside.size)), dtype=bool)]
+    return G, active, known, truth
+
+
+def group_step_inputs(ex, G, active, known, truth):
+    A = ex.matrix(G, loops=False)
+    AT = ex.matrix(G, transpose=True, loops=False)
+    return A, AT, ex.vector(G.n, active, active), ex.vector(G.n, known, truth[known])
+
+
+@settings(max_examples=150, **RELAXED)
+@given(case=unions_of_components())
+def test_fused_scc_trim_equals_the_definition(case):
+    G, active, known, truth = case
+    results = []
+    for ex in (FusedCpuExecutor(), CpuExecutor()):
+        A, AT, act, label = group_step_inputs(ex, G, active, known, truth)
+        left = ex.scc_trim(A, AT, act, label)
+        results.append((ex.to_coo(left), ex.to_coo(label)))
+    (fused_left, fused_label), (ref_left, ref_label) = results
+    for a, b in ((fused_left, ref_left), (fused_label, ref_label)):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(fused_left[1], fused_left[0])             # values: own ids
+    trimmed = np.setdiff1d(active, fused_left[0])
+    np.testing.assert_array_equal(truth[trimmed], trimmed)                  # singletons
+
+
+@settings(max_examples=150, **RELAXED)
+@given(case=unions_of_components())
+def test_fused_scc_signatures_equal_the_definition(case):
+    G, active, known, truth = case
+    labels = []
+    for ex in (FusedCpuExecutor(), CpuExecutor()):
+        A, AT, act, label = group_step_inputs(ex, G, active, known, truth)
+        ex.scc_signatures(A, AT, act, label)
+        labels.append(ex.to_coo(label))
+    np.testing.assert_array_equal(labels[0][0], labels[1][0])
+    np.testing.assert_array_equal(labels[0][1], labels[1][1])
+    done = np.union1d(active, known)
+    np.testing.assert_array_equal(labels[0][0], done)
+    np.testing.assert_array_equal(labels[0][1], truth[done])
+
+
 # ---------------------------------------------------------------------- larger graphs
 @pytest.mark.parametrize("seed", [0, 1])
 def test_kronecker_directed(backend, seed):

@@ -1,20 +1,27 @@
-"""The SCC group step of the fused cpu executor: strongly connected components in one
-compiled call (numba), in time linear in the graph.
+"""The SCC group steps of the fused cpu executor: strongly connected components in one
+compiled call (numba), in time linear in the graph, and the text's trim and labelling
+steps as compiled loops.
 
-:meth:`SccSteps.strong_components` runs Pearce's variant of Tarjan's algorithm (one number
-per vertex, iterative, as scipy's ``connected_components``) and labels each component by
-its smallest id. On a graph with hubs and many arcs per vertex (:data:`SEARCH_DEGREE`) a
-forward-backward search from the largest hub first finds the giant component: BFS levels
-whose pull levels stop at a vertex's first in-neighbour in the frontier, so they read a
-fraction of the giant's arcs where Tarjan reads them all (Kronecker 18: 12 ms against
-22 ms); Tarjan then passes over the giant as finished. Both read the graph's own CSR
-arrays (and its transpose's for the search), seen as unsigned, self-loops included: they
-change no reachability. Work arrays and stack positions are unsigned too, so that numba
-indexes without a test for negative indices.
+:meth:`SccSteps.strong_components`, which ``lg.scc`` runs, is Pearce's variant of Tarjan's
+algorithm (one number per vertex, iterative, as scipy's ``connected_components``),
+labelling each component by its smallest id. On a large graph with hubs and many arcs per
+vertex (:data:`SEARCH_DEGREE`) a forward-backward search from the largest hub first finds
+the giant component: BFS levels whose pull levels stop at a vertex's first in-neighbour in
+the frontier, so they read a fraction of the giant's arcs where Tarjan reads them all;
+Tarjan then passes over the giant as finished. Both read the graph's own CSR arrays (and
+its transpose's for the search), self-loops included: they change no reachability.
 
-The first call in a fresh environment compiles the loops (a few seconds on a 2-core
-machine), then numba's disk cache serves them: about 0.2 s to load on the first call of a
-new process.
+:meth:`SccSteps.scc_trim` peels vertices with no active in- or out-neighbour off a queue
+(Kahn's algorithm run from both ends), and :meth:`SccSteps.scc_signatures` runs Tarjan's
+algorithm on the subgraph the active vertices induce: the SCC text's group steps, for a
+caller that runs the text on this executor (the gpu executor's host finish runs the same
+loops). They read the matrices' CSR arrays (:func:`~lagraph_py.cpu.csr_arrays`) and the
+active set as its list of ids.
+
+Arrays are seen as unsigned, and work arrays and stack positions are unsigned too, so
+that numba indexes without a test for negative indices. The first call in a fresh
+environment compiles the loops (a few seconds on a 2-core machine), then numba's disk
+cache serves them: about 0.2 s to load on the first call of a new process.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from numba import njit
 
 from ..algorithms.scc import has_hubs
 from ..cpu import as_unsigned, csr_arrays
-from .host_vector import HostVector
+from .host_vector import HostVector, held, holder
 from .union_find import flatten, union
 
 #: The forward-backward search runs only on graphs with hubs (the text's rule,
@@ -79,6 +86,22 @@ def _strong_components(indptr, indices, tindptr, tindices, search, like, budget,
     for v in range(n):
         labels[v] = closed - rindex[v]
     return labels
+
+
+@njit(cache=True)
+def _smallest_id_components(indptr, indices, ids, n, like):
+    """:func:`_pearce` on the subgraph induced by ``ids`` (a union of whole components of
+    the ``n`` vertices): aligned with ``ids``, the smallest id of each one's component
+    (int64). The work arrays are of the unsigned type of ``like``."""
+    closed = np.iinfo(like.dtype).max
+    rindex = np.full(n, closed, like.dtype)
+    for v in ids:
+        rindex[v] = 0
+    _pearce(indptr, indices, rindex, closed)
+    out = np.empty(ids.size, np.int64)
+    for i in range(ids.size):
+        out[i] = closed - rindex[ids[i]]
+    return out
 
 
 @njit(cache=True)
@@ -272,6 +295,75 @@ def _reach(indptr, indices, tindptr, tindices, source, state, within, bit, regio
 
 
 @njit(cache=True)
+def _peel(indptr, indices, tindptr, tindices, ids, n):
+    """Trim the subgraph induced by ``ids``: return ``(removed, kept)``, the ids without an
+    active in- or out-neighbour once their removable neighbours are gone (ascending), and
+    the rest (ascending), as uint64. The queue positions are unsigned (no test for
+    negative indices)."""
+    state = np.zeros(n, np.uint8)                   # 1: active, 2: removed or queued
+    for v in ids:
+        state[v] = 1
+    indeg, outdeg = _active_degrees(indptr, indices, tindptr, tindices, ids, state)
+    queue = np.empty(ids.size, np.uint64)
+    tail = np.uint64(0)
+    for v in ids:
+        if indeg[v] == 0 or outdeg[v] == 0:
+            state[v] = 2
+            queue[tail] = v
+            tail += _ONE
+    head = np.uint64(0)
+    while head < tail:
+        v = queue[head]
+        head += _ONE
+        tail = _release(indptr, indices, v, indeg, state, queue, tail)    # successors
+        tail = _release(tindptr, tindices, v, outdeg, state, queue, tail)  # predecessors
+    kept = np.empty(np.uint64(ids.size) - tail, np.uint64)
+    k = np.uint64(0)
+    for v in ids:
+        if state[v] == 1:
+            kept[k] = v
+            k += _ONE
+    removed = queue[:tail].copy()
+    removed.sort()
+    return removed, kept
+
+
+@njit(cache=True)
+def _release(indptr, indices, v, degree, state, queue, tail):
+    """The neighbours of removed ``v`` along one direction lose one active neighbour; those
+    left with none join the queue. Returns the new queue length."""
+    for e in range(indptr[v], indptr[v + _ONE]):
+        w = indices[e]
+        if state[w] == 1:
+            degree[w] -= 1
+            if degree[w] == 0:
+                state[w] = 2
+                queue[tail] = w
+                tail += _ONE
+    return tail
+
+
+@njit(cache=True)
+def _active_degrees(indptr, indices, tindptr, tindices, ids, state):
+    """Active in- and out-neighbours of each id (``state`` nonzero = active); the row
+    lengths when every vertex is active (the matrices have no self-loops)."""
+    n = state.size
+    outdeg = np.zeros(n, np.int64)
+    indeg = np.zeros(n, np.int64)
+    if ids.size == n:
+        for v in range(np.uint64(n)):
+            outdeg[v] = indptr[v + _ONE] - indptr[v]
+            indeg[v] = tindptr[v + _ONE] - tindptr[v]
+        return indeg, outdeg
+    for v in ids:
+        for e in range(indptr[v], indptr[v + _ONE]):
+            outdeg[v] += state[indices[e]] != 0
+        for e in range(tindptr[v], tindptr[v + _ONE]):
+            indeg[v] += state[tindices[e]] != 0
+    return indeg, outdeg
+
+
+@njit(cache=True)
 def _component_roots(indptr, indices, n):
     """For every vertex the smallest id of its connected component (``indices`` holds
     both directions of every edge, so one direction suffices)."""
@@ -335,3 +427,65 @@ class SccSteps:
         return HostVector.dense(_strong_components(
             *_csr(G), *_csr(G.transpose() if search else G), search, like,
             G.nstored // SEARCH_READS, PULL_ARCS, PUSH_VERTICES))
+
+    def scc_trim(self, A, AT, active, label):
+        """:meth:`~lagraph_py.executor.Executor.scc_trim` by one queue pass.
+
+        A vertex is peeled when its count of active in- or out-neighbours reaches zero,
+        which is exactly when a round of the definition would remove it, so both remove
+        the same set; each removed vertex is labelled by its own id.
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
+        >>> ex = FusedCpuExecutor()
+        >>> G = lg.Graph.from_edges([0, 1, 1, 2], [1, 0, 2, 3])      # 0 <-> 1 -> 2 -> 3
+        >>> A, AT = ex.matrix(G, loops=False), ex.matrix(G, transpose=True, loops=False)
+        >>> none = np.empty(0, dtype=np.int64)
+        >>> label = ex.vector(4, none, none)
+        >>> ex.to_coo(ex.scc_trim(A, AT, ex.iota(4), label))[0].tolist()
+        [0, 1]
+        >>> ex.to_dense(label, -1).tolist()
+        [-1, -1, 2, 3]
+        """
+        n = active.size
+        removed, kept = _peel(*csr_arrays(A, unsigned=True), *csr_arrays(AT, unsigned=True),
+                              holder(active).indices(), n)
+        if removed.size:
+            self.assign(label, HostVector.sparse(n, removed, removed.astype(np.int64)))
+        return HostVector.sparse(n, kept, kept.astype(np.int64))
+
+    def scc_signatures(self, A, AT, active, label):
+        """:meth:`~lagraph_py.executor.Executor.scc_signatures` by Pearce's variant of
+        Tarjan's algorithm on the subgraph that ``active`` induces, in time linear in its
+        size.
+
+        ``active`` is a union of whole components, so the components of that subgraph are
+        those of the graph, and each is labelled by its smallest id: the labels that the
+        signature rounds of the definition reach.
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
+        >>> ex = FusedCpuExecutor()
+        >>> G = lg.Graph.from_edges([3, 1, 2, 0], [1, 3, 0, 2])      # 1 <-> 3, 0 <-> 2
+        >>> A, AT = ex.matrix(G, loops=False), ex.matrix(G, transpose=True, loops=False)
+        >>> none = np.empty(0, dtype=np.int64)
+        >>> label = ex.vector(4, none, none)
+        >>> ex.scc_signatures(A, AT, ex.iota(4), label)
+        >>> ex.to_dense(label, -1).tolist()
+        [0, 1, 0, 1]
+        """
+        n = active.size
+        ids = holder(active).indices()
+        if not ids.size:
+            return
+        like = _UINT32 if 2 * n + 2 <= np.iinfo(np.uint32).max else _UINT64
+        smallest = _smallest_id_components(*csr_arrays(A, unsigned=True), ids, n, like)
+        if ids.size == n:                  # every vertex: the labels are the whole vector
+            with held(label) as (holder_of_label,):
+                holder_of_label.set_full(smallest)
+        else:
+            self.assign(label, HostVector.sparse(n, ids.copy(), smallest))
