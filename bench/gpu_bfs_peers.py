@@ -1,16 +1,22 @@
 """GPU BFS against BLEST: the whole ``lg.bfs`` call and BLEST's kernel on the same graphs.
 
-Run on a machine with a CUDA GPU and BLEST built from the peers' copy (build line in
-``/work/shared/peers/README.md``)::
+Run on a machine with a CUDA GPU and BLEST (Elbek & Kaya, "BLEST: Blazingly Efficient BFS
+using Tensor Cores", ICS 2026; github.com/delbek/blest at 9be20d9, in a copy whose
+``Benchmark.cuh`` reads ``<dir><name>.mtx`` instead of downloading it) built from its
+sources::
 
+    nvcc -O3 -std=c++20 -arch=sm_90 -Xcompiler -fopenmp -I. -IDataStructures -IBFS -ICC \
+        -IMBFS -IGorder main.cu Gorder/Graph.cpp Gorder/Util.cpp Gorder/UnitHeap.cpp -lgomp \
+        -o /tmp/blest
     python bench/gpu_bfs_peers.py --blest /tmp/blest
-    python bench/gpu_bfs_peers.py --graphs kron20 grid2000x2000 corpus:cnr-2000
+    python bench/gpu_bfs_peers.py --graphs kron20 grid2000x2000 corpus:cnr-2000:undirected
 
 Graphs: ``kron<S>`` (Graph500 Kronecker, edge factor 16), ``uniform<S>`` (2**S vertices,
-16 * 2**S uniformly random edges), ``grid<R>x<C>`` and ``road<R>x<C>``
+16 * 2**S uniformly random edges: mean degree 32), ``grid<R>x<C>`` and ``road<R>x<C>``
 (``lagraph_py.generate``), ``corpus:<name>`` (a real graph of ``bench/corpus.py``, read
-from ``$LAGRAPH_CORPUS``; ``corpus:<name>:undirected``, its undirected form). Kronecker and uniform graphs are drawn on the GPU where one is
-present (``bench/gpu_bfs.py``), else by ``lagraph_py.generate``.
+from ``$LAGRAPH_CORPUS``; ``corpus:<name>:undirected``, its undirected form). Kronecker
+and uniform graphs are drawn on the GPU where one is present (``bench/gpu_bfs.py``), else
+by ``lagraph_py.generate``.
 
 Rows (``implementation``), each the median over the same ``--sources`` random sources of
 nonzero out-degree:
@@ -81,14 +87,6 @@ def _cupy():
 
 
 # ---------------------------------------------------------------------- graphs
-def uniform_graph(scale: int, edgefactor: int = 16, seed: int = 0) -> lg.Graph:
-    """2**scale vertices and edgefactor * 2**scale uniformly random undirected edges."""
-    n, m = 1 << scale, edgefactor << scale
-    rng = np.random.default_rng(seed)
-    return lg.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
-                               directed=False)
-
-
 def make_graph(name: str, gpu) -> lg.Graph:
     """The graph of a benchmark name (see the module docstring)."""
     if name.startswith("corpus:"):
@@ -110,7 +108,7 @@ def make_graph(name: str, gpu) -> lg.Graph:
         if gpu:
             from gpu_bfs import recursive_graph
             return recursive_graph(scale, (0.25, 0.25, 0.25), seed=2)
-        return uniform_graph(scale)
+        return lg.generate.uniform(1 << scale, 32)
     raise ValueError(f"unknown graph {name!r}")
 
 
