@@ -509,12 +509,12 @@ def test_fused_strong_components_equals_the_definition(G, search):
         np.testing.assert_array_equal(ex.to_dense(labels, -1), expected)
 
 
-def test_search_rule_runs_the_search_on_large_graphs_with_hubs_and_many_arcs():
+def test_search_rule_runs_the_search_on_graphs_with_hubs_and_many_arcs():
     rng = np.random.default_rng(0)
     n = 1 << 15
-    assert fused_scc._search_pays(generate.kronecker(15, directed=True))
-    for G in (generate.kronecker(11, directed=True),                       # fits in caches
-              generate.kronecker(16, 2, directed=True),                    # few arcs
+    for G in (generate.kronecker(10, 8, directed=True), generate.kronecker(14, directed=True)):
+        assert fused_scc._search_pays(G)
+    for G in (generate.kronecker(16, 2, directed=True),                    # few arcs
               generate.grid(300, 300, directed=True, orientation="random"),  # no hubs
               generate.mesh(40, 40, 40, directed=True, orientation="sweep", two_way=0.5),
               Graph.from_edges(rng.integers(0, n, 16 * n), rng.integers(0, n, 16 * n), n=n)):

@@ -35,28 +35,30 @@ from .host_vector import HostVector, held, holder
 from .union_find import flatten, union
 
 #: The forward-backward search runs only on graphs with hubs (the text's rule,
-#: :func:`~lagraph_py.algorithms.scc.has_hubs`) of at least SEARCH_DEGREE stored entries
-#: per vertex and SEARCH_ARCS in all: there its pull levels skip most of the giant's arcs
-#: (Kronecker 18: 10 against 24 ms of thread time for Tarjan alone; soc-Slashdot0902:
-#: 2.5 against 5.7 ms). With fewer arcs per vertex the search reads about as many arcs as
-#: Tarjan, and costs its levels on top (R-MAT 16 at 2 per vertex: 1.8 times Tarjan's
-#: time; Kronecker 16 at 4: 1.4 times); on a graph that fits in the caches Tarjan reads
-#: an arc in about a nanosecond, a third of what a search's read costs (wiki-Vote, 104k
-#: arcs: twice Tarjan's time, though the search reads a quarter of the arcs).
+#: :func:`~lagraph_py.algorithms.scc.has_hubs`) of at least this many stored entries per
+#: vertex: there its pull levels skip most of the giant's arcs (thread time of the call,
+#: against Tarjan alone: Kronecker 20 46 against 201 ms, Kronecker 18 9.4 against 26 ms,
+#: soc-Slashdot0902 2.4 against 4.8 ms, Kronecker 13 0.09 against 0.17 ms; wiki-Vote,
+#: whose pivot's component holds 18% of it, 0.11 against 0.10 ms). With fewer,
+#: the search reads about as many arcs as Tarjan and costs its levels on top (R-MAT 16 at
+#: 2 per vertex: 1.3 times Tarjan's time; at 4: 1.25 times; Kronecker 16 at 4: 1.1 times;
+#: p2p-Gnutella31, 2.4: 1.4 times).
 SEARCH_DEGREE = 5
-SEARCH_ARCS = 1 << 18
 #: Each of the two searches is given up once it has read more than 1/SEARCH_READS of the
 #: arcs, and Tarjan labels the whole graph: on a citation graph or a web crawl the pivot
 #: reaches much and its component is not giant, and the pull levels read the arcs of the
-#: vertices found late again and again (cit-HepTh: the forward search alone would read
-#: 0.94 m arcs, cnr-2000's 1.8 m; the searches that pay read 0.05 m (Kronecker) to 0.25 m
-#: (soc-Slashdot0902, R-MAT 18) each). Given up there, the search costs 15% over Tarjan.
+#: vertices found late again and again (the forward search alone would read 0.94 m arcs
+#: on cit-HepTh, 1.8 m on cnr-2000; the searches that pay read 0.05 m (Kronecker) to 0.25 m
+#: (soc-Slashdot0902, R-MAT 18) each). Given up, the search costs Tarjan's time 1.15
+#: (cnr-2000) to 1.25 times (cit-HepTh); given up at a third it cost 1.3 to 1.45 times.
 SEARCH_READS = 4
 #: A search pulls once the frontier's out-arcs exceed 1/PULL_ARCS of the in-arcs of the
-#: vertices still unvisited ...
+#: vertices still unvisited (arcs both searches read, over the arcs: Kronecker 18 0.09,
+#: soc-Slashdot0902 0.41, cit-HepTh 1.42; with 14, Beamer's value, 0.09, 0.71, 4.65; with
+#: the text's rule in vertices, 1/14 of those unvisited, 0.69, 0.41, 3.41) ...
 PULL_ARCS = 4
 #: ... and pushes again once a shrinking frontier holds fewer than 1/PUSH_VERTICES of the
-#: vertices it searches among.
+#: vertices it searches among (the text's BETA).
 PUSH_VERTICES = 24
 
 _ONE = np.uint64(1)                 # (unsigned arithmetic in the compiled loops)
@@ -383,7 +385,7 @@ def _csr(G) -> tuple[np.ndarray, np.ndarray]:
 
 def _search_pays(G) -> bool:
     """Whether the forward-backward search runs on ``G`` (see :data:`SEARCH_DEGREE`)."""
-    return G.nstored >= max(SEARCH_DEGREE * G.n, SEARCH_ARCS) and has_hubs(G)
+    return G.nstored >= SEARCH_DEGREE * G.n and has_hubs(G)
 
 
 class SccSteps:
