@@ -69,25 +69,85 @@ _FW, _BW, _FRONT = np.uint8(1), np.uint8(2), np.uint8(4)    # bits of a search's
 
 
 @njit(cache=True)
-def _strong_components(indptr, indices, tindptr, tindices, search, like, budget, alpha,
-                       beta):
-    """For every vertex the smallest id of its strongly connected component (int64).
+def _peel(indptr, indices, tindptr, tindices, ids, n):
+    """Trim the subgraph induced by ``ids``: return ``(removed, kept)``, the ids without an
+    active in- or out-neighbour once their removable neighbours are gone (ascending), and
+    the rest (ascending), as uint64. The queue positions are unsigned (no test for
+    negative indices)."""
+    state = np.zeros(n, np.uint8)                   # 1: active, 2: removed or queued
+    for v in ids:
+        state[v] = 1
+    indeg, outdeg = _active_degrees(indptr, indices, tindptr, tindices, ids, state)
+    queue = np.empty(ids.size, np.uint64)
+    tail = np.uint64(0)
+    for v in ids:
+        if indeg[v] == 0 or outdeg[v] == 0:
+            state[v] = 2
+            queue[tail] = v
+            tail += _ONE
+    head = np.uint64(0)
+    while head < tail:
+        v = queue[head]
+        head += _ONE
+        tail = _release(indptr, indices, v, indeg, state, queue, tail)    # successors
+        tail = _release(tindptr, tindices, v, outdeg, state, queue, tail)  # predecessors
+    kept = np.empty(np.uint64(ids.size) - tail, np.uint64)
+    k = np.uint64(0)
+    for v in ids:
+        if state[v] == 1:
+            kept[k] = v
+            k += _ONE
+    removed = queue[:tail].copy()
+    removed.sort()
+    return removed, kept
 
-    With ``search`` the component of the pivot is found first (:func:`_label_giant`;
-    ``tindptr, tindices`` the transpose), then :func:`_pearce` labels the rest. The work
-    arrays are of the unsigned type of ``like``.
-    """
-    n = indptr.size - 1
-    closed = np.iinfo(like.dtype).max
-    rindex = np.zeros(n, like.dtype)
-    if search:
-        _label_giant(indptr, indices, tindptr, tindices, rindex, closed, np.uint64(budget),
-                     np.uint64(alpha), np.uint64(beta))
-    _pearce(indptr, indices, rindex, closed)
-    labels = np.empty(n, np.int64)
-    for v in range(n):
-        labels[v] = closed - rindex[v]
-    return labels
+
+@njit(cache=True)
+def _component_roots(indptr, indices, n):
+    """For every vertex the smallest id of its connected component (``indices`` holds
+    both directions of every edge, so one direction suffices)."""
+    parent = np.arange(n)
+    for u in range(n):
+        for e in range(indptr[u], indptr[u + 1]):
+            if indices[e] < u:
+                union(parent, u, indices[e])
+    flatten(parent)
+    return parent
+
+
+@njit(cache=True)
+def _release(indptr, indices, v, degree, state, queue, tail):
+    """The neighbours of removed ``v`` along one direction lose one active neighbour; those
+    left with none join the queue. Returns the new queue length."""
+    for e in range(indptr[v], indptr[v + _ONE]):
+        w = indices[e]
+        if state[w] == 1:
+            degree[w] -= 1
+            if degree[w] == 0:
+                state[w] = 2
+                queue[tail] = w
+                tail += _ONE
+    return tail
+
+
+@njit(cache=True)
+def _active_degrees(indptr, indices, tindptr, tindices, ids, state):
+    """Active in- and out-neighbours of each id (``state`` nonzero = active); the row
+    lengths when every vertex is active (the matrices have no self-loops)."""
+    n = state.size
+    outdeg = np.zeros(n, np.int64)
+    indeg = np.zeros(n, np.int64)
+    if ids.size == n:
+        for v in range(np.uint64(n)):
+            outdeg[v] = indptr[v + _ONE] - indptr[v]
+            indeg[v] = tindptr[v + _ONE] - tindptr[v]
+        return indeg, outdeg
+    for v in ids:
+        for e in range(indptr[v], indptr[v + _ONE]):
+            outdeg[v] += state[indices[e]] != 0
+        for e in range(tindptr[v], tindptr[v + _ONE]):
+            indeg[v] += state[tindices[e]] != 0
+    return indeg, outdeg
 
 
 @njit(cache=True)
@@ -175,6 +235,28 @@ def _pearce(indptr, indices, rindex, closed):
                 if depth:                                # (a root's index is no lower)
                     u = path[depth - _ONE]
                     rindex[u] = min(rindex[u], low)
+
+
+@njit(cache=True)
+def _strong_components(indptr, indices, tindptr, tindices, search, like, budget, alpha,
+                       beta):
+    """For every vertex the smallest id of its strongly connected component (int64).
+
+    With ``search`` the component of the pivot is found first (:func:`_label_giant`;
+    ``tindptr, tindices`` the transpose), then :func:`_pearce` labels the rest. The work
+    arrays are of the unsigned type of ``like``.
+    """
+    n = indptr.size - 1
+    closed = np.iinfo(like.dtype).max
+    rindex = np.zeros(n, like.dtype)
+    if search:
+        _label_giant(indptr, indices, tindptr, tindices, rindex, closed, np.uint64(budget),
+                     np.uint64(alpha), np.uint64(beta))
+    _pearce(indptr, indices, rindex, closed)
+    labels = np.empty(n, np.int64)
+    for v in range(n):
+        labels[v] = closed - rindex[v]
+    return labels
 
 
 @njit(cache=True)
@@ -296,88 +378,6 @@ def _reach(indptr, indices, tindptr, tindices, source, state, within, bit, regio
     return tail, out_arcs, reads
 
 
-@njit(cache=True)
-def _peel(indptr, indices, tindptr, tindices, ids, n):
-    """Trim the subgraph induced by ``ids``: return ``(removed, kept)``, the ids without an
-    active in- or out-neighbour once their removable neighbours are gone (ascending), and
-    the rest (ascending), as uint64. The queue positions are unsigned (no test for
-    negative indices)."""
-    state = np.zeros(n, np.uint8)                   # 1: active, 2: removed or queued
-    for v in ids:
-        state[v] = 1
-    indeg, outdeg = _active_degrees(indptr, indices, tindptr, tindices, ids, state)
-    queue = np.empty(ids.size, np.uint64)
-    tail = np.uint64(0)
-    for v in ids:
-        if indeg[v] == 0 or outdeg[v] == 0:
-            state[v] = 2
-            queue[tail] = v
-            tail += _ONE
-    head = np.uint64(0)
-    while head < tail:
-        v = queue[head]
-        head += _ONE
-        tail = _release(indptr, indices, v, indeg, state, queue, tail)    # successors
-        tail = _release(tindptr, tindices, v, outdeg, state, queue, tail)  # predecessors
-    kept = np.empty(np.uint64(ids.size) - tail, np.uint64)
-    k = np.uint64(0)
-    for v in ids:
-        if state[v] == 1:
-            kept[k] = v
-            k += _ONE
-    removed = queue[:tail].copy()
-    removed.sort()
-    return removed, kept
-
-
-@njit(cache=True)
-def _release(indptr, indices, v, degree, state, queue, tail):
-    """The neighbours of removed ``v`` along one direction lose one active neighbour; those
-    left with none join the queue. Returns the new queue length."""
-    for e in range(indptr[v], indptr[v + _ONE]):
-        w = indices[e]
-        if state[w] == 1:
-            degree[w] -= 1
-            if degree[w] == 0:
-                state[w] = 2
-                queue[tail] = w
-                tail += _ONE
-    return tail
-
-
-@njit(cache=True)
-def _active_degrees(indptr, indices, tindptr, tindices, ids, state):
-    """Active in- and out-neighbours of each id (``state`` nonzero = active); the row
-    lengths when every vertex is active (the matrices have no self-loops)."""
-    n = state.size
-    outdeg = np.zeros(n, np.int64)
-    indeg = np.zeros(n, np.int64)
-    if ids.size == n:
-        for v in range(np.uint64(n)):
-            outdeg[v] = indptr[v + _ONE] - indptr[v]
-            indeg[v] = tindptr[v + _ONE] - tindptr[v]
-        return indeg, outdeg
-    for v in ids:
-        for e in range(indptr[v], indptr[v + _ONE]):
-            outdeg[v] += state[indices[e]] != 0
-        for e in range(tindptr[v], tindptr[v + _ONE]):
-            indeg[v] += state[tindices[e]] != 0
-    return indeg, outdeg
-
-
-@njit(cache=True)
-def _component_roots(indptr, indices, n):
-    """For every vertex the smallest id of its connected component (``indices`` holds
-    both directions of every edge, so one direction suffices)."""
-    parent = np.arange(n)
-    for u in range(n):
-        for e in range(indptr[u], indptr[u + 1]):
-            if indices[e] < u:
-                union(parent, u, indices[e])
-    flatten(parent)
-    return parent
-
-
 def _csr(G) -> tuple[np.ndarray, np.ndarray]:
     """The unsigned views of ``G``'s own CSR arrays (kept with it)."""
     return G._cached("cpu.csr.unsigned", lambda: as_unsigned(G.indptr, G.indices))
@@ -407,28 +407,6 @@ class SccSteps:
         [0, 1, 2, 2, 1]
         """
         return HostVector.dense(_component_roots(*csr_arrays(A), n))
-
-    def strong_components(self, G):
-        """:meth:`~lagraph_py.executor.Executor.strong_components` in one compiled call:
-        Pearce's variant of Tarjan's algorithm, after a forward-backward search for the
-        giant component where that pays (:data:`SEARCH_DEGREE`).
-
-        Both label each component by its smallest id, the labels the definition reaches.
-
-        Examples
-        --------
-        >>> import lagraph_py as lg
-        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
-        >>> ex = FusedCpuExecutor()
-        >>> G = lg.Graph.from_edges([3, 1, 2, 0, 4], [1, 3, 0, 2, 4])    # 1 <-> 3, 0 <-> 2
-        >>> ex.to_dense(ex.strong_components(G), -1).tolist()
-        [0, 1, 0, 1, 4]
-        """
-        search = G._cached("cpu.scc.search", lambda: _search_pays(G))
-        like = _UINT32 if G.n <= _UINT32_VERTICES else _UINT64
-        return HostVector.dense(_strong_components(
-            *_csr(G), *_csr(G.transpose() if search else G), search, like,
-            G.nstored // SEARCH_READS, PULL_ARCS, PUSH_VERTICES))
 
     def scc_trim(self, A, AT, active, label):
         """:meth:`~lagraph_py.executor.Executor.scc_trim` by one queue pass.
@@ -491,3 +469,25 @@ class SccSteps:
                 holder_of_label.set_full(smallest)
         else:
             self.assign(label, HostVector.sparse(n, ids.copy(), smallest))
+
+    def strong_components(self, G):
+        """:meth:`~lagraph_py.executor.Executor.strong_components` in one compiled call:
+        Pearce's variant of Tarjan's algorithm, after a forward-backward search for the
+        giant component where that pays (:data:`SEARCH_DEGREE`).
+
+        Both label each component by its smallest id, the labels the definition reaches.
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
+        >>> ex = FusedCpuExecutor()
+        >>> G = lg.Graph.from_edges([3, 1, 2, 0, 4], [1, 3, 0, 2, 4])    # 1 <-> 3, 0 <-> 2
+        >>> ex.to_dense(ex.strong_components(G), -1).tolist()
+        [0, 1, 0, 1, 4]
+        """
+        search = G._cached("cpu.scc.search", lambda: _search_pays(G))
+        like = _UINT32 if G.n <= _UINT32_VERTICES else _UINT64
+        return HostVector.dense(_strong_components(
+            *_csr(G), *_csr(G.transpose() if search else G), search, like,
+            G.nstored // SEARCH_READS, PULL_ARCS, PUSH_VERTICES))
