@@ -50,9 +50,9 @@ Signatures finish the same grid in 7 rounds (2,666 propagation steps, none for g
 a swept 30^3 mesh with 10% two-way edges in 9 rounds instead of 63. A propagation still
 needs as many steps as labels travel, so each round costs steps in proportion to the
 diameter; executors replace the group step with code that has no per-step cost.
-Forward-backward pays only when
-its BFS is short and its component giant, i.e. from a hub: on grids, meshes and roads it
-would walk hundreds of levels to find a small component, so it is skipped there (HUB).
+Forward-backward pays only when its BFS is short and its component giant, i.e. from a hub:
+on grids, meshes and roads it would walk hundreds of levels to find a small component, so
+it is skipped there (HUB).
 
 An undirected graph gets its connected components (group step ``connected_components``,
 :func:`fastsv`).
