@@ -4,7 +4,7 @@ steps as compiled loops.
 
 :meth:`SccSteps.strong_components`, which ``lg.scc`` runs, is Pearce's variant of Tarjan's
 algorithm (one number per vertex, iterative, as scipy's ``connected_components``),
-labelling each component by its smallest id. On a large graph with hubs and many arcs per
+labelling each component by its smallest id. On a graph with hubs and many arcs per
 vertex (:data:`SEARCH_DEGREE`) a forward-backward search from the largest hub first finds
 the giant component: BFS levels whose pull levels stop at a vertex's first in-neighbour in
 the frontier, so they read a fraction of the giant's arcs where Tarjan reads them all;
