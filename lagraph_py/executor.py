@@ -87,9 +87,9 @@ class Executor(ABC):
     #: What the SCC text runs before :meth:`scc_signatures` (see
     #: :mod:`lagraph_py.algorithms.scc`): ``"forward_backward"``, on graphs with hubs only,
     #: trim, a forward-backward search from the largest hub, trim, 2-cycles (pays where
-    #: ``scc_signatures`` is slow on a giant component: the primitive rounds, a serial
-    #: Tarjan); ``"trim"``, one trim on every graph (an executor whose ``scc_signatures``
-    #: settles a power-law graph in a round or two).
+    #: ``scc_signatures`` is slow on a giant component: the primitive rounds); ``"trim"``,
+    #: one trim on every graph (an executor whose ``scc_signatures`` settles a power-law
+    #: graph in a round or two).
     scc_seed_phases: str = "forward_backward"
 
     # ---------------------------------------------------------------- storage
