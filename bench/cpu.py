@@ -34,9 +34,9 @@ fresh process on a Kronecker graph (the demo's), with an empty numba cache (``co
 scipy's routines, the background compilation started and then stopped), with the cache
 filled (``load``: the compiled loops loaded), and with an empty cache in foreground mode
 (``compile``: the call compiles its loops, as before background compilation); with the
-import time and a second call. A contestant whose warm-up takes over 10 s / runs is timed on two runs
-only (``runs`` in the JSON): rustworkx on Kronecker 20, and a pure pull BFS on a
-long-diameter graph, O(n x levels). Each lagraph_py result is validated once. Peers that
+import time and a second call. A contestant whose warm-up takes over 10 s / runs is timed
+on two runs only (``runs`` in the JSON): rustworkx on Kronecker 20, and a pure pull BFS on
+a long-diameter graph, O(n x levels). Each lagraph_py result is validated once. Peers that
 do not import are skipped; scipy gets float64 matrices (``common.peer_runs``). Prints a
 table (``peer/ours``: a peer's time over lagraph_py's, above 1 where lagraph_py is faster)
 and writes ``bench/results/cpu.json`` (or ``--out``).

@@ -140,7 +140,7 @@ def cold_executor():
     or this process compiles them (foreground mode, or no background process).
     """
     global _cold, _compile_here
-    if _compile_here or mode() == "foreground" or loops_on_disk():
+    if loops_state() != "scipy":
         return None
     if _cold is None:
         if files().failed.exists() or not start_background():

@@ -6,8 +6,12 @@ first use, seconds per algorithm, and caches them on disk. So that no user call 
 that, :mod:`lagraph_py.compilation` compiles them once per installation in a background
 process; until they are on disk :func:`~lagraph_py.executor.get_executor` gives
 :class:`ScipyCpuExecutor`, whose whole-algorithm group steps run scipy's compiled routines
-(linear in the graph on every class, no per-level cost) and return exactly what the fused
-executor returns:
+(one call each, no cost per BFS level or Borůvka round) and return exactly what the fused
+executor returns. The reference executor's primitive steps, the other executor that needs
+no compiling, cost a step per level: on a 500 x 500 grid its BFS, connected components,
+MSF and SCC (random orientation) took 0.83, 2.5, 9.0 and 198 s against scipy's 0.05,
+0.015, 0.30 and 0.03 s; on Kronecker 16 0.06, 0.17, 0.72 and 0.21 s against 0.01, 0.04,
+0.13 and 0.02 s (2 shared cores).
 
 - :meth:`~ScipyCpuExecutor.bfs_search`: ``breadth_first_order`` with predecessors, which
   form a BFS tree (each vertex's parent is the vertex it was first seen from). Levels come

@@ -1,25 +1,32 @@
 """The calls that compile every loop of the cpu executor: ``python -m lagraph_py.warmup``.
 
-numba compiles a loop once per combination of argument types, so the calls below run
-BFS, MSF and SCC through the public API on small graphs that take every typed path of
-:mod:`lagraph_py.cpu_steps` (its module texts name the thresholds):
+numba compiles a loop once per combination of argument types (array element types,
+read-only or not, None or an array), so the calls below run BFS, MSF and SCC through the
+public API on graphs that take every typed path of :mod:`lagraph_py.cpu_steps` (its
+module texts name the thresholds):
 
 - int32 and int64 index arrays (the Graph picks int64 past 2^31 ids or entries);
-- a graph of at most ``SMALL_GRAPH`` / ``SMALL`` stored entries (BFS in one compiled
-  search, MSF without the filter) and a larger power-law one (the BFS group steps, pull
-  heads and the direction rule; MSF's light and heavy passes and rank chunks);
+- a grid of at most ``SMALL_GRAPH`` / ``SMALL`` stored entries (BFS in one compiled
+  search, MSF without the filter) and a Kronecker graph whose frontiers outgrow
+  ``SMALL_FRONTIER`` (the BFS group steps, the direction rule's pull levels and their
+  heads; MSF's light and heavy passes and rank chunks);
+- small random graphs with self-loops and parallel edges (SCC and a BFS pull level then
+  read copies of the adjacency and of the visited bitmap, where other graphs read the
+  Graph's own arrays);
 - BFS by every method, with levels and parents, levels only, parents only;
 - MSF unweighted, with int64 and with float64 weights;
-- SCC on an undirected graph (connected components), on a directed power-law graph (trim,
-  forward-backward search, Tarjan) and on a directed grid (Tarjan alone).
+- SCC on undirected graphs (connected components), on a directed Kronecker graph (the
+  forward-backward search, then Tarjan) and on a directed grid (Tarjan alone).
 
-The loops run the same code whatever the graph's size, so the small graphs also compile
-the paths that split a level over the cores. What no generated graph can reach stays
-compiled on first use: SCC's wide stack type, for graphs of over 2^31 vertices.
+The loops run the same code whatever the graph's size, so these graphs also compile the
+paths that split a level over the cores. ``tests/test_compilation.py`` checks that calls
+on graphs of every class need no loop variant these did not compile. What no generated
+graph reaches compiles on first use: SCC's 64-bit work arrays, for graphs of over 2^31
+vertices.
 
-Run as a module it compiles in the background, once per installation
-(:func:`lagraph_py.compilation.warm`): at low priority, and only where no other process
-is compiling them already.
+Run as a module (:func:`main`) it compiles in the background, once per installation
+(:func:`lagraph_py.compilation.warm`): at low priority, after waiting for any other
+process compiling them, which leaves it nothing to do.
 """
 
 from __future__ import annotations
