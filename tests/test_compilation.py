@@ -31,7 +31,10 @@ def run_child(code: str, **env) -> dict:
     changed by ``env`` (None removes a variable); return the JSON it prints last."""
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
     for key, value in env.items():
-        environ.pop(key, None) if value is None else environ.__setitem__(key, value)
+        if value is None:
+            environ.pop(key, None)
+        else:
+            environ[key] = value
     out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
