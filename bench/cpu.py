@@ -145,7 +145,7 @@ def first_call_rows(scale: int, tasks) -> list[dict]:
     rows = []
     for condition, mode, filled in FIRST_CALLS:
         for task in tasks:
-            with tempfile.TemporaryDirectory() as empty:
+            with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as empty:
                 env = dict(os.environ, PYTHONPATH=str(root), **{MODE_VARIABLE: mode})
                 if not filled:
                     env["NUMBA_CACHE_DIR"] = empty
