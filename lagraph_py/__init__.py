@@ -16,12 +16,13 @@ from . import generate, validate
 from .algorithms.bfs import bfs
 from .algorithms.msf import msf
 from .algorithms.scc import scc
+from .compilation import compile_cpu_loops
 from .graph import Graph
 from .io import read_edgelist, read_mtx, write_mtx
 from .results import BFSResult, MSFResult, SCCResult, asnumpy
 
 __all__ = [
     "Graph", "bfs", "msf", "scc", "asnumpy", "read_mtx", "read_edgelist", "write_mtx",
-    "generate", "validate", "BFSResult", "MSFResult", "SCCResult",
+    "generate", "validate", "BFSResult", "MSFResult", "SCCResult", "compile_cpu_loops",
 ]
 __version__ = "0.1.0"
