@@ -186,7 +186,7 @@ def test_self_loop_lighter_than_every_edge_stays_out(backend):
 
 
 def test_parallel_edges_keep_the_lightest(backend):
-    # 0 - 1 given twice in one direction, 1 - 2 once in each, 2 - 3 in both ways at once
+    # 0 - 1 given twice in one direction, 1 - 2 once each way, 2 - 3 twice one way, once back
     G = Graph.from_edges([0, 0, 1, 2, 2, 3, 2], [1, 1, 2, 1, 3, 2, 3],
                          weight=[5, 4, 9, 7, 8, 6, 2], n=4, directed=False)
     f = check(G, backend)
