@@ -594,7 +594,8 @@ def main(argv=None) -> int:
     print("|---|---|" + "---|" * len(args.seeds))
     for m in chosen:
         status, outcomes = results[m.name]
-        cells = [o.test or o.status for o in outcomes] or [stale[m.name] or ""]
+        cells = [o.test or o.status for o in outcomes] or (
+            [stale[m.name] or "no CuPy or CUDA device here"] + [""] * (len(args.seeds) - 1))
         print(f"| {m.name} | {status} | " + " | ".join(cells) + " |")
     counts = {s: sum(1 for r, _ in results.values() if r == s)
               for s in ("killed", "survived", "stale", "skipped", "error")}
