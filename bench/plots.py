@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 OURS = "lagraph_py"
-ALGORITHMS = ("bfs", "msf", "scc")
+ALGORITHMS = ("bfs", "msf", "scc", "cc")
 DIRECTION_COLOURS = {"push": "tab:blue", "pull": "tab:orange"}
 
 
