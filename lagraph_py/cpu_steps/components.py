@@ -14,8 +14,8 @@ Four passes over the vertices, and a sample between the second and the third:
 5. the root of each vertex, its component's smallest id, goes into the int64 labels.
 
 The trees live in ``comp``, an unsigned array of the graph's index width (32 bits where
-the CSR has them, else the labels' own memory). On graphs of ``PARALLEL_MIN`` stored entries
-or more each pass runs on every thread (``prange``), thread ``t`` taking chunks ``t``,
+the CSR has them, else the labels' own memory). On graphs of ``PARALLEL_MIN`` vertices or
+more each pass runs on every thread (``prange``), thread ``t`` taking chunks ``t``,
 ``t + threads``, ... of ``CHUNK`` vertices, which spreads a dense region of ids over all of
 them. The sampled links there hook roots by plain stores, and two threads hooking one root
 at once may lose one link: harmless, since pass 4 joins *every* edge of a vertex outside
@@ -33,7 +33,7 @@ from numba import get_num_threads, njit, prange
 
 from ..cpu import csr_arrays
 from .host_vector import HostVector
-from .union_find import find, union
+from .union_find import root, union
 
 #: Neighbours each vertex joins in the sampled pass (as GAP's Afforest). One leaves a grid
 #: in columns and the giant of a Kronecker graph in pieces (Kronecker 18: 18 ms instead of
@@ -42,8 +42,11 @@ SAMPLED_NEIGHBOURS = 2
 #: Vertices whose roots are sampled to find the largest tree. GAP takes 1024; 256 find a
 #: tree of 5% of the vertices or more just as well and cost 3 µs less.
 SAMPLES = 256
-#: Stored entries from which the passes run on every thread: below, a pass costs less
-#: than waking the other threads (microseconds idle, milliseconds on a busy machine).
+#: Vertices from which the passes run on every thread. A pass costs 3-15 ns a vertex on
+#: one thread; waking the others costs microseconds on an idle machine and milliseconds on a
+#: busy one, where a region also waits for its slowest thread. Two threads took a 115k-vertex
+#: road graph from 1.73 to 1.3 ms, but an 82k-vertex social network from 0.39 to 0.7 ms
+#: (shared 2-core machine).
 PARALLEL_MIN = 1 << 17
 #: Vertices per chunk of a parallel pass.
 CHUNK = 1 << 12
@@ -77,11 +80,11 @@ class ComponentSteps:
 def smallest_id_labels(indptr, indices, n: int) -> np.ndarray:
     """The smallest vertex id of each vertex's connected component (int64), from the
     unsigned CSR arrays of a symmetric pattern; on every thread from ``PARALLEL_MIN``
-    stored entries."""
+    vertices."""
     labels = np.empty(n, np.int64)
     if n:
         comp = labels.view(np.uint64) if indices.itemsize == 8 else np.empty(n, np.uint32)
-        threads = get_num_threads() if indices.size >= PARALLEL_MIN else 1
+        threads = get_num_threads() if n >= PARALLEL_MIN else 1
         _afforest(indptr, indices, comp, labels, threads, np.uint64(CHUNK))
     return labels
 
@@ -89,22 +92,15 @@ def smallest_id_labels(indptr, indices, n: int) -> np.ndarray:
 @njit(cache=True)
 def _afforest(indptr, indices, comp, labels, threads, chunk):
     """The passes of the module text, on ``threads`` threads (chunks of ``chunk``)."""
-    nothing = np.uint64(comp.size)                   # (no root: before the sample)
-    _run(_START, indptr, indices, comp, labels, nothing, threads, chunk)
-    _run(_SAMPLED, indptr, indices, comp, labels, nothing, threads, chunk)
-    giant = np.uint64(_largest_tree(comp))
-    _run(_REST, indptr, indices, comp, labels, giant, threads, chunk)
-    _run(_LABELS, indptr, indices, comp, labels, giant, threads, chunk)
-
-
-@njit(cache=True, inline="always")
-def _run(step, indptr, indices, comp, labels, giant, threads, chunk):
-    """One pass over every vertex: here, or on ``threads`` threads."""
-    if threads > 1:
-        _parallel_pass(step, indptr, indices, comp, labels, giant, threads, chunk)
-    else:
-        _pass(step, indptr, indices, comp, labels, giant, np.uint64(0),
-              np.uint64(comp.size), False)
+    giant = np.uint64(comp.size)                     # (no root: before the sample)
+    for step in (_START, _SAMPLED, _REST, _LABELS):
+        if step == _REST:
+            giant = np.uint64(_largest_tree(comp))
+        if threads > 1:
+            _parallel_pass(step, indptr, indices, comp, labels, giant, threads, chunk)
+        else:
+            _pass(step, indptr, indices, comp, labels, giant, np.uint64(0),
+                  np.uint64(comp.size), False)
 
 
 @njit(cache=True, parallel=True)
@@ -118,7 +114,7 @@ def _parallel_pass(step, indptr, indices, comp, labels, giant, threads, chunk):
                   min(n, c * chunk + chunk), True)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pass(step, indptr, indices, comp, labels, giant, lo, hi, shared):
     """Pass ``step`` over the vertices ``lo .. hi - 1``; ``shared``: other threads work
     on ``comp`` at the same time."""
@@ -129,15 +125,16 @@ def _pass(step, indptr, indices, comp, labels, giant, lo, hi, shared):
         for u in range(lo, hi):
             first = indptr[u]
             for e in range(first, min(indptr[u + _ONE], first + SAMPLED_NEIGHBOURS)):
-                union(comp, u, indices[e])
+                union(comp, comp[u], comp[indices[e]])
     elif step == _REST:
         for u in range(lo, hi):
-            if find(comp, u) != giant:
+            r = root(comp, u)
+            if r != giant:
                 for e in range(indptr[u], indptr[u + _ONE]):
-                    union(comp, u, indices[e], shared)
+                    union(comp, r, comp[indices[e]], shared)
     else:
         for v in range(lo, hi):
-            labels[v] = find(comp, v)
+            labels[v] = root(comp, v)
 
 
 @njit(cache=True)
@@ -150,7 +147,7 @@ def _largest_tree(comp):
         x ^= x << np.uint64(13)
         x ^= x >> np.uint64(7)
         x ^= x << np.uint64(17)
-        roots[i] = find(comp, x % n)
+        roots[i] = root(comp, x % n)
     roots.sort()
     best, most, run = roots[0], 0, 0
     for i in range(SAMPLES):
