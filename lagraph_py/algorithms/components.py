@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import undirected
 from ..executor import get_executor
 from ..graph import Graph
 from ..results import SCCResult
@@ -63,14 +64,9 @@ def connected_components(G: Graph, *, backend: str = "cpu",
     if not isinstance(G, Graph):
         raise TypeError(f"G must be a lagraph_py.Graph, got {type(G).__name__}")
     ex = get_executor(backend)
-    if G.directed:
-        if not symmetrize:
-            raise ValueError(
-                "connected_components needs an undirected graph; build it with "
-                "directed=False, pass symmetrize=True for the weakly connected components, "
-                "or call lagraph_py.scc for the strongly connected ones")
-        src, dst, _ = G.edges()
-        G = Graph.from_edges(src, dst, n=G.n, directed=False)
+    G = undirected(G, symmetrize, "connected_components needs an undirected graph; build "
+                   "it with directed=False, pass symmetrize=True for the weakly connected "
+                   "components, or call lagraph_py.scc for the strongly connected ones")
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
     label = ex.connected_components(ex.matrix(G), G.n)          # the group step
