@@ -6,6 +6,7 @@ Usage::
     python bench/cpu.py                 # every graph below (several minutes on two cores)
     python bench/cpu.py --quick         # small graphs of each class, under a minute
     python bench/cpu.py --graphs kron18 road --sources 4
+    python bench/cpu.py --corpus --classes web road-osm   # with the corpus' real graphs
 
 Graphs (BFS and MSF on the undirected graph with random real weights, SCC on its directed
 variant): ``kron18``, ``kron20`` (Graph500 Kronecker; SCC on the directed draw),
@@ -15,6 +16,12 @@ and ``small`` (``generate.road(55, 55)``, about 3k vertices). SCC only: ``grid50
 randomly oriented 500 x 500 grid) and ``mesh`` (a 64^3 mesh, sweep orientation with a
 tenth of the edges two-way). ``--quick`` takes Kronecker 12 and 14, grids 200 and 150,
 ``road`` 100 x 100 and a 20^3 mesh.
+
+``--corpus`` adds the real graphs of ``bench/corpus.py`` found in its cache
+(``$LAGRAPH_CORPUS``, ``--root``), all of them, those named after it, or those of
+``--classes``: BFS and MSF on ``corpus.msf_graph`` (the undirected form with the corpus'
+weights), SCC on the graph itself where it is directed. Every row names its graph's
+``class`` (the corpus class; generated graphs: kronecker, grid, road-like, mesh).
 
 BFS times are medians over ``--sources`` random vertices with an out-edge, at least 256
 distinct ones on graphs under 2^20 stored entries (``common.sources``; lagraph_py with
@@ -43,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import lagraph_py as lg  # noqa: E402
+from bench import corpus  # noqa: E402
 from common import (cpu_name, graph_statistics, peer_runs, print_table, sources,  # noqa: E402
                     timings, versions, write_json)
 
@@ -51,8 +59,8 @@ TASKS = ("bfs", "msf", "scc")
 
 
 def graph_set(quick: bool) -> dict:
-    """``{name: (undirected graph or None, directed graph or None)}`` builders: BFS and
-    MSF run on the first, SCC on the second."""
+    """``{name: (class, builder)}``: ``builder()`` gives ``(undirected graph or None,
+    directed graph or None)``; BFS and MSF run on the first, SCC on the second."""
     gen = lg.generate
     if quick:
         sizes = dict(kron=(12, 14), grid=200, grid_scc=150, road=(100, 100), mesh=20)
@@ -60,18 +68,38 @@ def graph_set(quick: bool) -> dict:
         sizes = dict(kron=(18, 20), grid=1000, grid_scc=500, road=(340, 340), mesh=64)
     out = {}
     for scale in sizes["kron"]:
-        out[f"kron{scale}"] = lambda s=scale: (gen.kronecker(s, weights="real"),
-                                               gen.kronecker(s, directed=True))
+        out[f"kron{scale}"] = ("kronecker", lambda s=scale: (gen.kronecker(s, weights="real"),
+                                                             gen.kronecker(s, directed=True)))
     g = sizes["grid"]
-    out[f"grid{g}"] = lambda: (gen.grid(g, g, weights="real"),
-                               gen.grid(g, g, directed=True, orientation="random"))
-    out["road"] = lambda: (gen.road(*sizes["road"], weights="real"),) * 2
-    out["small"] = lambda: (gen.road(55, 55, weights="real"),) * 2
+    out[f"grid{g}"] = ("grid", lambda: (gen.grid(g, g, weights="real"),
+                                        gen.grid(g, g, directed=True, orientation="random")))
+    out["road"] = ("road-like", lambda: (gen.road(*sizes["road"], weights="real"),) * 2)
+    out["small"] = ("road-like", lambda: (gen.road(55, 55, weights="real"),) * 2)
     gs = sizes["grid_scc"]
-    out[f"grid{gs}"] = lambda: (None, gen.grid(gs, gs, directed=True, orientation="random"))
+    out[f"grid{gs}"] = ("grid", lambda: (None, gen.grid(gs, gs, directed=True,
+                                                        orientation="random")))
     m = sizes["mesh"]
-    out["mesh"] = lambda: (None, gen.mesh(m, m, m, directed=True, orientation="sweep",
-                                          two_way=0.1))
+    out["mesh"] = ("mesh", lambda: (None, gen.mesh(m, m, m, directed=True, orientation="sweep",
+                                                   two_way=0.1)))
+    return out
+
+
+def corpus_set(names, classes, root) -> dict:
+    """``{name: (class, builder)}`` as :func:`graph_set` of the corpus' real graphs
+    ``names`` (default: those of ``classes``, all classes by default) found in the cache."""
+    picked = ([corpus.entry(n) for n in names] if names
+              else corpus.entries(classes, real=True))
+    folder = corpus.cache_dir(root)
+    out = {}
+    for e in picked:
+        if not e.real or not (folder / f"{e.name}.npz").exists():
+            print(f"{e.name}: not a cached real corpus graph, skipped")
+            continue
+
+        def build(e=e):
+            G = corpus.load(e.name, root)
+            return corpus.msf_graph(G, e.name), (G if G.directed else None)
+        out[e.name] = (e.cls, build)
     return out
 
 
@@ -139,11 +167,19 @@ def main(argv=None):
     p.add_argument("--sources", type=int, default=None,
                    help="BFS sources (8; quick 4; at least 256 below 2^20 stored entries)")
     p.add_argument("--repeats", type=int, default=None, help="MSF/SCC runs (3; quick 2)")
+    p.add_argument("--corpus", nargs="*", metavar="NAME",
+                   help="add the corpus' real graphs (these, or every cached one)")
+    p.add_argument("--classes", nargs="+", choices=corpus.CLASSES,
+                   help="with --corpus: only graphs of these classes")
+    p.add_argument("--root", help="corpus cache folder (default $LAGRAPH_CORPUS or "
+                                  "bench/graphs)")
     p.add_argument("--out", default="cpu", help="name of the JSON file in bench/results")
     args = p.parse_args(argv)
     nsources = args.sources or (4 if args.quick else 8)
     repeats = args.repeats or (2 if args.quick else 3)
     builders = graph_set(args.quick)
+    if args.corpus is not None:
+        builders.update(corpus_set(args.corpus, args.classes, args.root))
     names = args.graphs or list(builders)
     unknown = sorted(set(names) - set(builders))
     if unknown:
@@ -155,7 +191,8 @@ def main(argv=None):
     rows, graphs = [], {}
     for name in names:
         t0 = time.perf_counter()
-        G, D = builders[name]()
+        cls, build = builders[name]
+        G, D = build()
         graphs[name] = {}
         if G is not None:
             graphs[name]["undirected"] = dict(graph_statistics(G), bfs_levels=levels_of(G))
@@ -169,7 +206,8 @@ def main(argv=None):
             got = bfs_rows(H, nsources) if task == "bfs" else task_rows(task, H, repeats)
             add_ratios(got)
             for r in got:
-                r.update(graph=name, algorithm=task, n=H.n, nstored=H.nstored)
+                r.update(graph=name, algorithm=task, n=H.n, nstored=H.nstored,
+                         **{"class": cls})
             print_table(got, ["graph", "algorithm", "implementation", "method", "seconds",
                               "min_s", "max_s", "peer/ours", "scipy/ours", "best/ours"])
             rows += got

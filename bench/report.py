@@ -82,8 +82,8 @@ def _rows(payload, gpu_file: bool) -> list[dict]:
         if name.startswith("ecl"):
             backend = "gpu"
         stored = r.get("nstored") or r.get("arcs") or 2 * r.get("undirected_edges", 0)
-        rows.append(dict(graph=r["graph"],
-                         algorithm=r.get("algorithm") or r.get("task") or _algorithm_of(r),
+        algorithm = r.get("algorithm") or r.get("task") or _algorithm_of(r)
+        rows.append(dict(graph=r["graph"], algorithm=algorithm,
                          implementation=OURS if ours else name, backend=backend,
                          method=r.get("method") if ours and r.get("method") not in (
                              OURS, *CPU_EXECUTOR) else None,

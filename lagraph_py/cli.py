@@ -38,15 +38,21 @@ from .io import read_edgelist, read_mtx, write_mtx
 from .results import asnumpy
 
 PROG = "lagraph-py"
-#: Generated graphs: option -> (generator name, size grammar, takes ``directed=``).
+#: Generated graphs: option (``_`` spelled ``-``) -> (generator name, size grammar, which
+#: graphs: ``"either"`` (``--directed`` asks for the directed one), ``"undirected"`` or
+#: ``"directed"`` (``--directed`` is refused: the generator makes only one kind)).
 GENERATORS = {
-    "kronecker": ("kronecker", "SCALE", True),
-    "rmat": ("rmat", "SCALE", True),
-    "ssca2": ("ssca2", "SCALE", False),
-    "grid": ("grid", "ROWSxCOLS", True),
-    "road": ("road", "ROWSxCOLS", False),
-    "mesh": ("mesh", "XxYxZ", True),
+    "kronecker": ("kronecker", "SCALE", "either"),
+    "rmat": ("rmat", "SCALE", "either"),
+    "ssca2": ("ssca2", "SCALE", "undirected"),
+    "uniform": ("uniform", "NxDEG", "either"),
+    "grid": ("grid", "ROWSxCOLS", "either"),
+    "road": ("road", "ROWSxCOLS", "undirected"),
+    "mesh": ("mesh", "XxYxZ", "either"),
+    "cycle_chain": ("cycle_chain", "CYCLESxLENGTH", "directed"),
 }
+#: Size grammar words that take a decimal number (all others: a non-negative integer).
+DECIMAL_WORDS = ("DEG",)
 #: Output file kinds of each algorithm, by file name extension.
 OUTPUTS = {"bfs": (".npy", ".csv", ".mtx"), "msf": (".npy", ".csv", ".mtx"),
            "scc": (".npy", ".csv")}
@@ -109,19 +115,30 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[[i
 
 
 # ---------------------------------------------------------------------- graphs
-def parse_size(kind: str, text: str) -> tuple[int, ...]:
-    """The numbers of a generator's size argument: ``"16"`` or ``"300x200"``.
+def parse_size(kind: str, text: str) -> tuple[int | float, ...]:
+    """The numbers of a generator's size argument: ``"16"``, ``"300x200"`` or
+    ``"1000x2.5"`` (a decimal where the grammar says ``DEG``).
 
     Examples
     --------
     >>> parse_size("grid", "300x200")
     (300, 200)
+    >>> parse_size("uniform", "1000x2.5")
+    (1000, 2.5)
     """
     grammar = GENERATORS[kind][1]
-    parts = grammar.count("x") + 1
-    if not re.fullmatch(r"\d+" + r"x\d+" * (parts - 1), text):
-        raise UsageError(f"--{kind} takes {grammar}, got {text!r}")
-    return tuple(int(p) for p in text.split("x"))
+    words = grammar.split("x")
+    pattern = "x".join(r"(\d+(?:\.\d+)?)" if w in DECIMAL_WORDS else r"(\d+)" for w in words)
+    match = re.fullmatch(pattern, text)
+    if not match:
+        raise UsageError(f"{_option(kind)} takes {grammar}, got {text!r}")
+    return tuple(float(p) if w in DECIMAL_WORDS else int(p)
+                 for w, p in zip(words, match.groups()))
+
+
+def _option(kind: str) -> str:
+    """The command-line option of generator ``kind``."""
+    return "--" + kind.replace("_", "-")
 
 
 def generated(kind: str, size: str, *, directed: bool = False, weights: str | None = None,
@@ -133,19 +150,19 @@ def generated(kind: str, size: str, *, directed: bool = False, weights: str | No
     >>> generated("grid", "3x4").n
     12
     """
-    name, _, takes_directed = GENERATORS[kind]
+    name, _, which = GENERATORS[kind]
     numbers = parse_size(kind, size)
     make = getattr(generate, name)
     options = dict(seed=seed, weights=weights)
     if directed:
-        if not takes_directed:
-            raise UsageError(f"--{kind} graphs are undirected; drop --directed")
+        if which != "either":
+            raise UsageError(f"{_option(kind)} graphs are {which}; drop --directed")
         options["directed"] = True
     if orientation is not None:
         if not (directed and kind in ("grid", "mesh")):
             raise UsageError("--orientation applies to --grid and --mesh with --directed")
         options["orientation"] = orientation
-    with progress(f"generating {kind} {size}"):
+    with progress(f"generating {_option(kind)[2:]} {size}"):
         return make(*numbers, **options)
 
 
@@ -179,7 +196,7 @@ def load_graph(args) -> tuple[Graph, str]:
     kind = kinds[0]
     G = generated(kind, getattr(args, kind), directed=args.directed, weights=args.weights,
                   seed=args.seed or 0, orientation=args.orientation)
-    return G, f"{kind} {getattr(args, kind)}"
+    return G, f"{_option(kind)[2:]} {getattr(args, kind)}"
 
 
 def graph_summary(G: Graph) -> dict:
@@ -351,9 +368,9 @@ def _print(report: dict, as_json: bool, human: str) -> None:
 def _graph_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", help=".mtx or SNAP edge list (.gz read through gzip)")
     for kind, (name, grammar, _) in GENERATORS.items():
-        p.add_argument(f"--{kind}", metavar=grammar, help=f"generate.{name} graph")
+        p.add_argument(_option(kind), metavar=grammar, help=f"generate.{name} graph")
     p.add_argument("--directed", action="store_true",
-                   help="generate the directed variant (kronecker, rmat, grid, mesh)")
+                   help="generate the directed variant (kronecker, rmat, uniform, grid, mesh)")
     p.add_argument("--orientation", choices=["random", "sweep"],
                    help="one arc per edge of a directed grid or mesh (default: both)")
     p.add_argument("--undirected", action="store_true",
