@@ -8,9 +8,9 @@ Usage::
     python bench/cpu_gap.py --quick          # Kronecker 14, grid 200 x 200, small corpus graphs
 
 Graphs: ``kron18`` and ``kron20`` (Graph500 Kronecker), ``grid1000`` (1000 x 1000), and
-every graph of the corpus (``--corpus``, default ``/work/corpus``: ``MANIFEST.json`` and a
-``<name>.npz`` each), undirected as stored, directed ones symmetrized (each arc an
-undirected edge). ``--quick`` takes ``kron14``, ``grid200`` and the corpus graphs of at most
+every real graph of the corpus (``bench/corpus.py``) found in ``--corpus`` (default
+``/work/corpus``), undirected as stored, directed ones symmetrized (each arc an undirected
+edge). ``--quick`` takes ``kron14``, ``grid200`` and the corpus graphs of at most
 ``QUICK_MAX_STORED`` stored entries.
 
 GAP (``--gap``, default ``/work/shared/peers/gapbs``: sbeamer/gapbs @ b5e3e19) is copied to
@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import re
 import shutil
@@ -62,7 +61,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import lagraph_py as lg  # noqa: E402
-from bench import common  # noqa: E402
+from bench import common, corpus  # noqa: E402
 
 GAP_SOURCE = Path("/work/shared/peers/gapbs")
 GAP_BUILD = ROOT / "build" / "gapbs"
@@ -88,28 +87,13 @@ def synthetic(quick: bool) -> dict:
             "grid1000": lambda: gen.grid(1000, 1000)}
 
 
-def corpus(folder: Path, max_stored: int | None = None) -> dict:
-    """``{name: builder}`` of the corpus graphs (undirected; directed ones symmetrized) of
-    at most ``max_stored`` stored entries; empty where the folder has no manifest."""
-    manifest = folder / "MANIFEST.json"
-    if not manifest.is_file():
-        return {}
-    out = {}
-    for entry in json.loads(manifest.read_text()):
-        path = folder / f"{entry['name']}.npz"
-        if path.is_file() and (max_stored is None or entry["nstored"] <= max_stored):
-            out[entry["name"]] = lambda path=path: load_npz(path)
-    return out
-
-
-def load_npz(path: Path) -> lg.Graph:
-    """An undirected Graph of a corpus file (a directed one symmetrized)."""
-    import scipy.sparse as sp
-    with np.load(path) as z:
-        n = z["indptr"].size - 1
-        A = sp.csr_array((np.ones(z["indices"].size, bool), z["indices"], z["indptr"]),
-                         shape=(n, n))
-    return lg.Graph.from_scipy(A, directed=False)
+def real_graphs(folder: Path, max_stored: int | None = None) -> dict:
+    """``{name: builder}`` of the real graphs of the corpus (``bench/corpus.py``) found in
+    ``folder``, of at most ``max_stored`` stored entries: undirected, directed ones
+    symmetrized."""
+    return {e.name: lambda e=e: corpus.undirected(corpus.load(e.name, folder))
+            for e in corpus.entries(real=True, max_stored=max_stored)
+            if (folder / f"{e.name}.npz").is_file()}
 
 
 def write_edge_list(path: Path, G: lg.Graph) -> Path:
@@ -295,7 +279,8 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="small graphs only")
     p.add_argument("--graphs", nargs="+", help="names among the generated and corpus graphs")
     p.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS))
-    p.add_argument("--corpus", type=Path, default=CORPUS, help="folder with MANIFEST.json")
+    p.add_argument("--corpus", type=Path, default=CORPUS,
+                   help=f"folder of the corpus' graphs ({CORPUS})")
     p.add_argument("--gap", type=Path, default=GAP_SOURCE, help="GAP's source tree")
     p.add_argument("--threads", type=int, default=2, help="threads for both (2)")
     p.add_argument("--sources", type=int, default=16,
@@ -305,8 +290,8 @@ def main(argv=None):
     p.add_argument("--out", default="cpu_gap", help="name of the JSON file in bench/results")
     p.add_argument("--no-figures", action="store_true")
     args = p.parse_args(argv)
-    builders = synthetic(args.quick) | corpus(args.corpus, QUICK_MAX_STORED if args.quick
-                                              else None)
+    builders = synthetic(args.quick) | real_graphs(args.corpus, QUICK_MAX_STORED if args.quick
+                                                   else None)
     names = args.graphs or list(builders)
     unknown = sorted(set(names) - set(builders))
     if unknown:

@@ -1,8 +1,9 @@
-"""Connected components: the fused cpu step (Afforest on a lock-free union-find) against
-its primitive definition (FastSV, run by the reference executor) and scipy, on random and
-generated graphs, with 32- and 64-bit index arrays, on one thread and on all (the parallel
-path forced on small graphs by lowering ``PARALLEL_MIN`` and ``CHUNK``); the public call
-and its errors; the union-find's compare-and-swap.
+"""Connected components: the fused cpu step (Afforest on a lock-free union-find, or one
+pass over every edge on sparse graphs) against its primitive definition (FastSV, run by the
+reference executor) and scipy, on random and generated graphs, with 32- and 64-bit index
+arrays, each way on one thread and on all (forced on small graphs by setting ``SPARSE`` and
+lowering ``PARALLEL_MIN`` and ``CHUNK``); the public call and its errors; the union-find's
+compare-and-swap.
 
 Vertex ids past 2^31 are not tried: the labels alone would take 16 GiB. The 64-bit path
 runs on small graphs given 64-bit index arrays.
@@ -28,9 +29,14 @@ from lagraph_py.results import asnumpy
 
 REF, FUSED = CpuExecutor(), FusedCpuExecutor()
 RELAXED = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-#: Both paths of the fused step: one thread, and every thread with chunks of 2 vertices,
-#: so that the threads interleave on graphs of a few vertices.
-PATHS = {"serial": dict(PARALLEL_MIN=1 << 62), "parallel": dict(PARALLEL_MIN=0, CHUNK=2)}
+#: The paths of the fused step: Afforest or one pass over every edge, on one thread or
+#: on every thread with chunks of 2 vertices (so that the threads interleave on graphs of a
+#: few vertices).
+ONE_THREAD, ALL_THREADS = dict(PARALLEL_MIN=1 << 62), dict(PARALLEL_MIN=0, CHUNK=2)
+PATHS = {"afforest": dict(ONE_THREAD, SPARSE=0),
+         "afforest-threads": dict(ALL_THREADS, SPARSE=0),
+         "every-edge": dict(ONE_THREAD, SPARSE=np.inf),
+         "every-edge-threads": dict(ALL_THREADS, SPARSE=np.inf)}
 
 
 def smallest_ids(G: Graph, weak: bool = False) -> np.ndarray:

@@ -75,13 +75,13 @@ def test_ratios_and_rows_in_the_report(tmp_path):
         ("cc", "gap", "cpu"), ("cc", "lagraph_py", "cpu"), ("bfs", "lagraph_py", "cpu")]
 
 
-def test_corpus_graphs_are_undirected(tmp_path):
+def test_real_graphs_are_undirected(tmp_path):
     D = lg.Graph.from_edges([0, 2, 2], [1, 1, 3], n=5)
-    np.savez(tmp_path / "d.npz", indptr=D.indptr.astype(np.int64), indices=D.indices,
-             directed=np.array(True))
-    (tmp_path / "MANIFEST.json").write_text(json.dumps([{"name": "d", "nstored": 3}]))
-    builders = cpu_gap.corpus(tmp_path)
-    G = builders["d"]()
+    np.savez(tmp_path / "wiki-Vote.npz", indptr=D.indptr.astype(np.int64),
+             indices=D.indices, directed=np.array(True))
+    builders = cpu_gap.real_graphs(tmp_path)
+    assert list(builders) == ["wiki-Vote"]
+    G = builders["wiki-Vote"]()
     assert not G.directed and G.n == 5 and G.nstored == 6
-    assert cpu_gap.corpus(tmp_path, max_stored=2) == {}
-    assert cpu_gap.corpus(tmp_path / "absent") == {}
+    assert "wiki-Vote" not in cpu_gap.real_graphs(tmp_path, max_stored=1000)   # 103,689
+    assert cpu_gap.real_graphs(tmp_path / "absent") == {}

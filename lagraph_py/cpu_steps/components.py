@@ -10,8 +10,14 @@ Four passes over the vertices, and a sample between the second and the third:
 3. the tree holding most of ``SAMPLES`` pseudo-random vertices is taken for the largest;
 4. *the rest*: each vertex outside that tree joins every neighbour; one inside it skips its
    edges, since an edge to a vertex outside is joined from that vertex's side and an edge
-   inside joins nothing. On a Kronecker graph that skips nine edges in ten, on a grid all;
+   inside joins nothing. On a Kronecker graph that skips all but a few edges, on a grid
+   all of them;
 5. the root of each vertex, its component's smallest id, goes into the int64 labels.
+
+A graph of fewer than ``SPARSE`` stored entries a vertex (road maps, grids) has little to
+skip, and its sampled links would take most edges twice, once from each end: there the
+second pass joins every edge once, from its larger end, and the sample and the fourth pass
+are left out (a road map of 264k vertices in 3.0 ms instead of 7.5 ms, one thread).
 
 The trees live in ``comp``, an unsigned array of the graph's index width (32 bits where
 the CSR has them, else the labels' own memory). On graphs of ``PARALLEL_MIN`` vertices or
@@ -20,7 +26,8 @@ more each pass runs on every thread (``prange``), thread ``t`` taking chunks ``t
 them. The sampled links there hook roots by plain stores, and two threads hooking one root
 at once may lose one link: harmless, since pass 4 joins *every* edge of a vertex outside
 the largest tree (its sampled ones too), and the ends of a sampled edge both inside it are
-one tree already. Pass 4 hooks by compare-and-swap, so it loses nothing.
+one tree already. Pass 4, and the sparse graphs' one pass over every edge, hook by
+compare-and-swap, so they lose nothing.
 
 The first call in a fresh environment compiles the loops (about 3 s on two cores), then
 numba's disk cache serves them.
@@ -35,13 +42,18 @@ from ..cpu import csr_arrays
 from .host_vector import HostVector
 from .union_find import root, union
 
-#: Neighbours each vertex joins in the sampled pass (as GAP's Afforest). One leaves a grid
-#: in columns and the giant of a Kronecker graph in pieces (Kronecker 18: 18 ms instead of
-#: 6.2 ms, one thread), and three adds work the last pass skips.
+#: Neighbours each vertex joins in the sampled pass (as GAP's Afforest). One leaves the
+#: giant of a Kronecker graph in pieces (Kronecker 18: 21 ms instead of 6.2 ms, one
+#: thread); three add work that the fourth pass would skip.
 SAMPLED_NEIGHBOURS = 2
 #: Vertices whose roots are sampled to find the largest tree. GAP takes 1024; 256 find a
 #: tree of 5% of the vertices or more just as well and cost 3 µs less.
 SAMPLES = 256
+#: Graphs of fewer stored entries a vertex join every edge in one pass instead. Measured
+#: on one thread, that pass over Afforest: 0.33-0.64 of the time on road maps (2.1-2.9
+#: entries a vertex), 0.75 on grids (4), 1.0-1.2 on peer-to-peer graphs and meshes (4.7-6.6),
+#: 1.2-5 on social, web, citation and Kronecker graphs (8 and more).
+SPARSE = 4.5
 #: Vertices from which the passes run on every thread. A pass costs 3-15 ns a vertex on
 #: one thread; waking the others costs microseconds on an idle machine and milliseconds on a
 #: busy one, where a region also waits for its slowest thread. Two threads took a 115k-vertex
@@ -51,8 +63,8 @@ PARALLEL_MIN = 1 << 17
 #: Vertices per chunk of a parallel pass.
 CHUNK = 1 << 12
 
-_START, _SAMPLED, _REST, _LABELS = range(4)      # the passes
-_SEED = np.uint64(0x9E3779B97F4A7C15)            # of the xorshift sample
+_START, _SAMPLED, _REST, _EVERY, _LABELS = range(5)      # the passes
+_SEED = np.uint64(0x9E3779B97F4A7C15)                    # of the xorshift sample
 _ONE = np.uint64(1)
 
 
@@ -79,28 +91,40 @@ class ComponentSteps:
 
 def smallest_id_labels(indptr, indices, n: int) -> np.ndarray:
     """The smallest vertex id of each vertex's connected component (int64), from the
-    unsigned CSR arrays of a symmetric pattern; on every thread from ``PARALLEL_MIN``
-    vertices."""
+    unsigned CSR arrays of a symmetric pattern with sorted rows; on every thread from
+    ``PARALLEL_MIN`` vertices."""
     labels = np.empty(n, np.int64)
     if n:
         comp = labels.view(np.uint64) if indices.itemsize == 8 else np.empty(n, np.uint32)
         threads = get_num_threads() if n >= PARALLEL_MIN else 1
-        _afforest(indptr, indices, comp, labels, threads, np.uint64(CHUNK))
+        _components(indptr, indices, comp, labels, indices.size < SPARSE * n, threads,
+                    np.uint64(CHUNK))
     return labels
 
 
 @njit(cache=True)
-def _afforest(indptr, indices, comp, labels, threads, chunk):
-    """The passes of the module text, on ``threads`` threads (chunks of ``chunk``)."""
-    giant = np.uint64(comp.size)                     # (no root: before the sample)
-    for step in (_START, _SAMPLED, _REST, _LABELS):
-        if step == _REST:
-            giant = np.uint64(_largest_tree(comp))
-        if threads > 1:
-            _parallel_pass(step, indptr, indices, comp, labels, giant, threads, chunk)
-        else:
-            _pass(step, indptr, indices, comp, labels, giant, np.uint64(0),
-                  np.uint64(comp.size), False)
+def _components(indptr, indices, comp, labels, sparse, threads, chunk):
+    """The passes of the module text (the sparse graphs' ones if ``sparse``), on
+    ``threads`` threads (chunks of ``chunk`` vertices)."""
+    nothing = np.uint64(comp.size)                   # (no root: before the sample)
+    _run(_START, indptr, indices, comp, labels, nothing, threads, chunk)
+    if sparse:
+        _run(_EVERY, indptr, indices, comp, labels, nothing, threads, chunk)
+    else:
+        _run(_SAMPLED, indptr, indices, comp, labels, nothing, threads, chunk)
+        giant = np.uint64(_largest_tree(comp))
+        _run(_REST, indptr, indices, comp, labels, giant, threads, chunk)
+    _run(_LABELS, indptr, indices, comp, labels, nothing, threads, chunk)
+
+
+@njit(cache=True, inline="always")
+def _run(step, indptr, indices, comp, labels, giant, threads, chunk):
+    """Pass ``step`` over every vertex: here, or on ``threads`` threads."""
+    if threads > 1:
+        _parallel_pass(step, indptr, indices, comp, labels, giant, threads, chunk)
+    else:
+        _pass(step, indptr, indices, comp, labels, giant, np.uint64(0),
+              np.uint64(comp.size), False)
 
 
 @njit(cache=True, parallel=True)
@@ -132,6 +156,13 @@ def _pass(step, indptr, indices, comp, labels, giant, lo, hi, shared):
             if r != giant:
                 for e in range(indptr[u], indptr[u + _ONE]):
                     union(comp, r, comp[indices[e]], shared)
+    elif step == _EVERY:                    # each edge from its larger end (sorted rows)
+        for u in range(lo, hi):
+            for e in range(indptr[u], indptr[u + _ONE]):
+                w = indices[e]
+                if w >= u:
+                    break
+                union(comp, comp[u], comp[w], shared)
     else:
         for v in range(lo, hi):
             labels[v] = root(comp, v)
