@@ -10,10 +10,10 @@ the table of steps with their cpu and gpu implementations.
 Group steps (:meth:`Executor.bfs_search`, :meth:`Executor.bfs_level`,
 :meth:`Executor.bfs_push_levels`, :meth:`Executor.bfs_pull_levels`,
 :meth:`Executor.spanning_forest`,
-:meth:`Executor.connected_components`, :meth:`Executor.scc_trim`,
-:meth:`Executor.scc_signatures`) are defined here by their primitive steps; an executor may
-replace one with fused code (a kernel, a compiled loop), provided the result is the same.
-The algorithm text never changes.
+:meth:`Executor.connected_components`, :meth:`Executor.strong_components`,
+:meth:`Executor.scc_trim`, :meth:`Executor.scc_signatures`) are defined here by their
+primitive steps; an executor may replace one with fused code (a kernel, a compiled loop),
+provided the result is the same. The algorithm text never changes.
 """
 
 from __future__ import annotations
@@ -87,9 +87,9 @@ class Executor(ABC):
     #: What the SCC text runs before :meth:`scc_signatures` (see
     #: :mod:`lagraph_py.algorithms.scc`): ``"forward_backward"``, on graphs with hubs only,
     #: trim, a forward-backward search from the largest hub, trim, 2-cycles (pays where
-    #: ``scc_signatures`` is slow on a giant component: the primitive rounds, a serial
-    #: Tarjan); ``"trim"``, one trim on every graph (an executor whose ``scc_signatures``
-    #: settles a power-law graph in a round or two).
+    #: ``scc_signatures`` is slow on a giant component: the primitive rounds); ``"trim"``,
+    #: one trim on every graph (an executor whose ``scc_signatures`` settles a power-law
+    #: graph in a round or two).
     scc_seed_phases: str = "forward_backward"
 
     # ---------------------------------------------------------------- storage
@@ -301,6 +301,18 @@ class Executor(ABC):
         """
         from .algorithms.scc import fastsv
         return fastsv(self, A, n)
+
+    def strong_components(self, G) -> Any:
+        """A full vector: the smallest vertex id of the strongly connected component of
+        each vertex of the directed graph ``G``.
+
+        Defined by the text of :mod:`lagraph_py.algorithms.scc`
+        (:func:`~lagraph_py.algorithms.scc.strong_components`): the seed phases that
+        :attr:`scc_seed_phases` names, then :meth:`scc_signatures`, in the steps above. An
+        executor may replace the whole with fused code giving the same labels.
+        """
+        from .algorithms.scc import strong_components
+        return strong_components(self, G)
 
     def scc_trim(self, A, AT, active, label) -> Any:
         """Label every vertex of ``active`` that has no active in- or out-neighbour by its
