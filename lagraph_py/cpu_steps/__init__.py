@@ -6,8 +6,8 @@ One room per algorithm, as on the gpu: :mod:`.bfs`, :mod:`.msf`, :mod:`.scc`,
 :mod:`.components`. Each mixin overrides group steps of
 :class:`~lagraph_py.executor.Executor` and gives the same result as their primitive
 definitions, which the reference executor still runs (``backend=CpuExecutor()``); the
-tests compare the two. :mod:`.host_vector` holds the
-vectors (:class:`~.host_vector.HostVector`) and the steps that make and read them.
+tests compare the two. :mod:`.host_vector` holds the vectors
+(:class:`~.host_vector.HostVector`) and the steps that make and read them.
 """
 
 from __future__ import annotations
