@@ -13,13 +13,14 @@ every real graph of the corpus (``bench/corpus.py``) found in ``--corpus`` (defa
 edge). ``--quick`` takes ``kron14``, ``grid200`` and the corpus graphs of at most
 ``QUICK_MAX_STORED`` stored entries.
 
-GAP (``--gap``, default ``/work/shared/peers/gapbs``: sbeamer/gapbs @ b5e3e19) is copied to
-``build/gapbs`` (git-ignored) and built there with ``make bfs cc converter`` (g++ with OpenMP; the copy gets
-empty stand-ins for the two make fragments its Makefile includes, which the published tree
-leaves out); without g++ or make the GAP rows are skipped with a note. Each graph is
-written once as an edge list (``u v``, each undirected edge once, no self-loops; GAP
-symmetrizes with ``-s``) and converted by GAP's converter into its serialized ``.sg``, which
-GAP reads in milliseconds. GAP numbers its vertices up to the largest id in the list, so
+GAP (``--gap``, default ``/work/shared/peers/gapbs``: sbeamer/gapbs @ b5e3e19) is copied
+to ``build/gapbs`` (git-ignored) and built there with ``make bfs cc converter`` (g++ with
+OpenMP; the copy gets empty stand-ins for the two make fragments its Makefile includes,
+which the published tree leaves out); without g++ or make the GAP rows are skipped with a
+note. Each graph is written once as an edge list (``u v``, each undirected edge once, no
+self-loops; GAP symmetrizes with ``-s``) and converted by GAP's converter into its
+serialized ``.sg``, which GAP reads in milliseconds; a note is printed where GAP reports
+another number of edges. GAP numbers its vertices up to the largest id in the list, so
 isolated vertices at the end of the id range are missing there (they cost its CC a few
 nanoseconds each).
 
@@ -246,6 +247,9 @@ def run(names, builders, tasks, gap, threads: int, nsources: int, trials: int,
                 mine, size = gap_rows(gap, sg, tasks, picks, trials, threads)
                 sg.unlink()
                 graphs[name]["gap_graph"] = size
+                edges = int(np.count_nonzero(G.rows() < G.indices))
+                if size and size[1] != edges:
+                    print(f"{name}: GAP read {size[1]:,} edges, the graph has {edges:,}")
                 got += mine
             got += ours_rows(G, tasks, picks, repeats)
             for r in got:
