@@ -11,7 +11,8 @@ Graphs: ``kron18`` and ``kron20`` (Graph500 Kronecker), ``grid1000`` (1000 x 100
 every real graph of the corpus (``bench/corpus.py``) found in ``--corpus`` (default
 ``/work/corpus``), undirected as stored, directed ones symmetrized (each arc an undirected
 edge). ``--quick`` takes ``kron14``, ``grid200`` and the corpus graphs of at most
-``QUICK_MAX_STORED`` stored entries.
+``QUICK_MAX_STORED`` stored entries. Self-loops are dropped from every graph, as GAP drops
+them.
 
 GAP (``--gap``, default ``/work/shared/peers/gapbs``: sbeamer/gapbs @ b5e3e19) is copied
 to ``build/gapbs`` (git-ignored) and built there with ``make bfs cc converter`` (g++ with
@@ -95,6 +96,16 @@ def real_graphs(folder: Path, max_stored: int | None = None) -> dict:
     return {e.name: lambda e=e: corpus.undirected(corpus.load(e.name, folder))
             for e in corpus.entries(real=True, max_stored=max_stored)
             if (folder / f"{e.name}.npz").is_file()}
+
+
+def loop_free(G: lg.Graph) -> lg.Graph:
+    """``G`` without its self-loops (GAP drops them: a vertex with a self-loop alone would
+    be no BFS source there)."""
+    if not G.nself_loops:
+        return G
+    src, dst, _ = G.edges()
+    keep = src != dst
+    return lg.Graph.from_edges(src[keep], dst[keep], n=G.n, directed=G.directed)
 
 
 def write_edge_list(path: Path, G: lg.Graph) -> Path:
@@ -234,7 +245,7 @@ def run(names, builders, tasks, gap, threads: int, nsources: int, trials: int,
     rows, graphs = [], {}
     with tempfile.TemporaryDirectory(prefix="cpu_gap_") as tmp:
         for name in names:
-            G = builders[name]()
+            G = loop_free(builders[name]())
             picks = common.sources(G, nsources) if "bfs" in tasks else []
             graphs[name] = dict(common.graph_statistics(G), sources=len(picks))
             got = []

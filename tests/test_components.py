@@ -2,8 +2,8 @@
 pass over every edge on sparse graphs) against its primitive definition (FastSV, run by the
 reference executor) and scipy, on random and generated graphs, with 32- and 64-bit index
 arrays, each way on one thread and on all (forced on small graphs by setting ``SPARSE`` and
-lowering ``PARALLEL_MIN`` and ``CHUNK``); the public call and its errors; the union-find's
-compare-and-swap.
+lowering ``PARALLEL_MIN`` and the block size); the public call and its errors; the
+union-find's compare-and-swap.
 
 Vertex ids past 2^31 are not tried: the labels alone would take 16 GiB. The 64-bit path
 runs on small graphs given 64-bit index arrays.
@@ -30,9 +30,10 @@ from lagraph_py.results import asnumpy
 REF, FUSED = CpuExecutor(), FusedCpuExecutor()
 RELAXED = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: The paths of the fused step: Afforest or one pass over every edge, on one thread or
-#: on every thread with chunks of 2 vertices (so that the threads interleave on graphs of a
+#: on every thread in blocks of one vertex (so that the threads interleave on graphs of a
 #: few vertices).
-ONE_THREAD, ALL_THREADS = dict(PARALLEL_MIN=1 << 62), dict(PARALLEL_MIN=0, CHUNK=2)
+ONE_THREAD, ALL_THREADS = dict(PARALLEL_MIN=1 << 62), dict(PARALLEL_MIN=0,
+                                                            BLOCKS_PER_THREAD=1 << 40)
 PATHS = {"afforest": dict(ONE_THREAD, SPARSE=0),
          "afforest-threads": dict(ALL_THREADS, SPARSE=0),
          "every-edge": dict(ONE_THREAD, SPARSE=np.inf),
@@ -141,30 +142,33 @@ def test_generated_graphs(name, widen, path):
     check(wide(G) if widen else G, path)
 
 
-@pytest.mark.parametrize("make", [lambda: lg.generate.kronecker(14),
-                                  lambda: lg.generate.road(150, 150)])
-def test_threads_racing_on_one_giant(make):
-    """Chunks of 64 vertices, both threads hooking into one giant component at once:
-    every run equals scipy."""
+@pytest.mark.parametrize("make, runs", [(lambda: lg.generate.kronecker(14), 10),
+                                        (lambda: lg.generate.road(150, 150), 40)])
+def test_threads_racing_on_one_giant(make, runs):
+    """Blocks of 64 vertices, both threads hooking into one giant component at once:
+    every run equals scipy. (Links lost to races show only where the two threads do run
+    at once, hence many runs.)"""
     G = make()
     expected = smallest_ids(G)
-    with mock.patch.multiple(components, PARALLEL_MIN=0, CHUNK=64):
-        for _ in range(5):
+    with mock.patch.multiple(components, PARALLEL_MIN=0, BLOCKS_PER_THREAD=G.n // 128):
+        for _ in range(runs):
             np.testing.assert_array_equal(lg.connected_components(G).labels, expected)
 
 
+@pytest.mark.parametrize("first", [components._SAMPLED, components._EVERY])
 @settings(max_examples=100, **RELAXED)
 @given(G=graphs(max_n=40, directed=False), data=st.data())
-def test_links_lost_before_the_last_pass_are_made_again(G, data):
-    """Whatever forest the sampled pass leaves (links lost to races: here, trees cut at
-    random vertices), the last pass joins every component: a vertex outside the sampled
-    largest tree joins all its neighbours, its sampled ones too."""
+def test_links_lost_before_the_last_pass_are_made_again(first, G, data):
+    """Whatever forest the sampled pass (or the pass over every edge) leaves (links lost
+    to races: here, trees cut at random vertices), the last pass joins every component: a
+    vertex outside the sampled largest tree joins all its neighbours, its sampled ones
+    too."""
     if not G.n:
         return
     indptr, indices = G.indptr.view(np.uint32), G.indices.view(np.uint32)
     comp, labels = np.empty(G.n, np.uint32), np.empty(G.n, np.int64)
     nothing, everything = np.uint64(G.n), (np.uint64(0), np.uint64(G.n))
-    for step in (components._START, components._SAMPLED):
+    for step in (components._START, first):
         components._pass(step, indptr, indices, comp, labels, nothing, *everything, False)
     cut = data.draw(st.lists(st.sampled_from(range(G.n)), max_size=G.n))
     comp[cut] = np.array(cut, np.uint32)

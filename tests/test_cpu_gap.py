@@ -55,6 +55,16 @@ def test_edge_list_holds_each_edge_once_without_loops(tmp_path_factory, G):
     assert sorted(map(tuple, pairs.tolist())) == expected
 
 
+@settings(max_examples=30, deadline=None)
+@given(G=graphs(max_n=30, directed=False))
+def test_loop_free_graphs_keep_every_other_edge(G):
+    F = cpu_gap.loop_free(G)
+    assert F.nself_loops == 0 and F.n == G.n and not F.directed
+    src, dst, _ = G.edges()
+    assert sorted(zip(*(x.tolist() for x in F.edges()[:2]))) == sorted(
+        (u, v) for u, v in zip(src.tolist(), dst.tolist()) if u != v)
+
+
 def test_gap_is_skipped_with_a_note_without_a_compiler(tmp_path, capsys):
     with mock.patch("shutil.which", return_value=None):
         assert cpu_gap.build_gap(tmp_path, tmp_path / "build") is None

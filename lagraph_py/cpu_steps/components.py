@@ -16,18 +16,20 @@ Four passes over the vertices, and a sample between the second and the third:
 
 A graph of fewer than ``SPARSE`` stored entries a vertex (road maps, grids) has little to
 skip, and its sampled links would take most edges twice, once from each end: there the
-second pass joins every edge once, from its larger end, and the sample and the fourth pass
-are left out (a road map of 264k vertices in 3.0 ms instead of 7.5 ms, one thread).
+second pass joins every edge once, from its larger end, which leaves nothing for the
+fourth: on one thread the sample and the fourth pass are left out (a road map of 264k
+vertices in 3.0 ms instead of 7.5 ms).
 
 The trees live in ``comp``, an unsigned array of the graph's index width (32 bits where
 the CSR has them, else the labels' own memory). On graphs of ``PARALLEL_MIN`` vertices or
-more each pass runs on every thread (``prange``), thread ``t`` taking chunks ``t``,
-``t + threads``, ... of ``CHUNK`` vertices, which spreads a dense region of ids over all of
-them. The sampled links there hook roots by plain stores, and two threads hooking one root
-at once may lose one link: harmless, since pass 4 joins *every* edge of a vertex outside
-the largest tree (its sampled ones too), and the ends of a sampled edge both inside it are
-one tree already. Pass 4, and the sparse graphs' one pass over every edge, hook by
-compare-and-swap, so they lose nothing.
+more each pass runs on every thread (``prange``), thread ``t`` taking blocks ``t``,
+``t + threads``, ... of ``n / (BLOCKS_PER_THREAD threads)`` vertices. The second pass
+there hooks roots by plain stores, and two threads hooking one root at once may lose one
+link: harmless, since pass 4 (which runs on every graph here) joins *every* edge of a
+vertex outside the largest tree, its sampled ones too, and the ends of an edge both inside
+it are one tree already. Pass 4 hooks by compare-and-swap, so it loses nothing; it hooks
+few roots, where a compare-and-swap in the second pass would cost twice the pass on a grid
+(every vertex a hook, 4 ns more each).
 
 The first call in a fresh environment compiles the loops for the graph's index width (about
 10 s on a busy two-core machine), then numba's disk cache serves them (0.45 s to load in a
@@ -45,10 +47,12 @@ from .union_find import root, union
 
 #: Neighbours each vertex joins in the sampled pass (as GAP's Afforest). One leaves the
 #: giant of a Kronecker graph in pieces (Kronecker 18: 21 ms instead of 6.2 ms, one
-#: thread); three add work that the fourth pass would skip.
+#: thread); three add work that the fourth pass would skip (Kronecker 18 and an 82k-vertex
+#: social network 40-70% slower).
 SAMPLED_NEIGHBOURS = 2
-#: Vertices whose roots are sampled to find the largest tree. GAP takes 1024; 256 find a
-#: tree of 5% of the vertices or more just as well and cost 3 µs less.
+#: Vertices whose roots are sampled to find the largest tree. GAP takes 1024; 256 cost
+#: 7 µs less on a 3k-vertex graph and still single out a giant (a tree of 5% of the
+#: vertices gets 13 of them on average).
 SAMPLES = 256
 #: Graphs of fewer stored entries a vertex join every edge in one pass instead. Measured
 #: on one thread, that pass over Afforest: 0.33-0.64 of the time on road maps (2.1-2.9
@@ -61,12 +65,15 @@ SPARSE = 4.5
 #: road graph from 1.73 to 1.3 ms, but an 82k-vertex social network from 0.39 to 0.7 ms
 #: (shared 2-core machine).
 PARALLEL_MIN = 1 << 17
-#: Vertices per chunk of a parallel pass.
-CHUNK = 1 << 12
+#: Blocks of vertices per thread in a parallel pass, dealt out in turn: a few, to spread
+#: work that gathers in some range of ids; not many, since every block boundary cuts trees
+#: (a 1000 x 1000 grid in blocks of 4k vertices took 2-3x the time of one block, in blocks
+#: of 64k 1.07x).
+BLOCKS_PER_THREAD = 4
 
 _START, _SAMPLED, _REST, _EVERY, _LABELS = range(5)      # the passes, in order:
 _AFFOREST = np.array([_START, _SAMPLED, _REST, _LABELS])   # (arrays, not literals: numba
-_SPARSE = np.array([_START, _EVERY, _LABELS])              # compiles a pass once for all)
+_SPARSE = np.array([_START, _EVERY, _REST, _LABELS])       # compiles a pass once for all)
 _SEED = np.uint64(0x9E3779B97F4A7C15)                    # of the xorshift sample
 _ONE = np.uint64(1)
 
@@ -101,35 +108,38 @@ def smallest_id_labels(indptr, indices, n: int) -> np.ndarray:
     if n:
         comp = labels.view(np.uint64) if indices.itemsize == 8 else np.empty(n, np.uint32)
         threads = get_num_threads() if n >= PARALLEL_MIN else 1
+        block = -(-n // (threads * BLOCKS_PER_THREAD))
         _components(indptr, indices, comp, labels, indices.size < SPARSE * n, threads,
-                    np.uint64(CHUNK))
+                    np.uint64(block))
     return labels
 
 
 @njit(cache=True)
-def _components(indptr, indices, comp, labels, sparse, threads, chunk):
+def _components(indptr, indices, comp, labels, sparse, threads, block):
     """The passes of the module text (the sparse graphs' ones if ``sparse``), on
-    ``threads`` threads (chunks of ``chunk`` vertices)."""
+    ``threads`` threads (blocks of ``block`` vertices)."""
     giant = np.uint64(comp.size)                     # (no root: before the sample)
     for step in _SPARSE if sparse else _AFFOREST:
         if step == _REST:
+            if sparse and threads == 1:              # every edge joined already
+                continue
             giant = np.uint64(_largest_tree(comp))
         if threads > 1:
-            _parallel_pass(step, indptr, indices, comp, labels, giant, threads, chunk)
+            _parallel_pass(step, indptr, indices, comp, labels, giant, threads, block)
         else:
             _pass(step, indptr, indices, comp, labels, giant, np.uint64(0),
                   np.uint64(comp.size), False)
 
 
 @njit(cache=True, parallel=True)
-def _parallel_pass(step, indptr, indices, comp, labels, giant, threads, chunk):
-    """Pass ``step`` on ``threads`` threads, each over every ``threads``-th chunk."""
+def _parallel_pass(step, indptr, indices, comp, labels, giant, threads, block):
+    """Pass ``step`` on ``threads`` threads, each over every ``threads``-th block."""
     n = np.uint64(comp.size)
-    chunks = (n + chunk - _ONE) // chunk
+    blocks = (n + block - _ONE) // block
     for t in prange(threads):
-        for c in range(np.uint64(t), chunks, np.uint64(threads)):
-            _pass(step, indptr, indices, comp, labels, giant, c * chunk,
-                  min(n, c * chunk + chunk), True)
+        for b in range(np.uint64(t), blocks, np.uint64(threads)):
+            _pass(step, indptr, indices, comp, labels, giant, b * block,
+                  min(n, b * block + block), True)
 
 
 @njit(cache=True)
@@ -150,13 +160,13 @@ def _pass(step, indptr, indices, comp, labels, giant, lo, hi, shared):
             if r != giant:
                 for e in range(indptr[u], indptr[u + _ONE]):
                     union(comp, r, comp[indices[e]], shared)
-    elif step == _EVERY:                    # each edge from its larger end (sorted rows)
-        for u in range(lo, hi):
+    elif step == _EVERY:                    # each edge once, from its larger end (rows
+        for u in range(lo, hi):             # sorted); plain stores as _SAMPLED
             for e in range(indptr[u], indptr[u + _ONE]):
                 w = indices[e]
                 if w >= u:
                     break
-                union(comp, comp[u], comp[w], shared)
+                union(comp, comp[u], comp[w])
     else:
         for v in range(lo, hi):
             labels[v] = root(comp, v)
