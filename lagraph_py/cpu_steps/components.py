@@ -71,9 +71,11 @@ PARALLEL_MIN = 1 << 17
 #: of 64k 1.07x).
 BLOCKS_PER_THREAD = 4
 
-_START, _SAMPLED, _REST, _EVERY, _LABELS = range(5)      # the passes, in order:
-_AFFOREST = np.array([_START, _SAMPLED, _REST, _LABELS])   # (arrays, not literals: numba
-_SPARSE = np.array([_START, _EVERY, _REST, _LABELS])       # compiles a pass once for all)
+_START, _SAMPLED, _REST, _EVERY, _LABELS = range(5)
+# The passes in order, in arrays: numba compiles a pass once for all of them (called with
+# literal numbers, once for each).
+_AFFOREST_PASSES = np.array([_START, _SAMPLED, _REST, _LABELS])
+_SPARSE_PASSES = np.array([_START, _EVERY, _REST, _LABELS])
 _SEED = np.uint64(0x9E3779B97F4A7C15)                    # of the xorshift sample
 _ONE = np.uint64(1)
 
@@ -119,7 +121,7 @@ def _components(indptr, indices, comp, labels, sparse, threads, block):
     """The passes of the module text (the sparse graphs' ones if ``sparse``), on
     ``threads`` threads (blocks of ``block`` vertices)."""
     giant = np.uint64(comp.size)                     # (no root: before the sample)
-    for step in _SPARSE if sparse else _AFFOREST:
+    for step in _SPARSE_PASSES if sparse else _AFFOREST_PASSES:
         if step == _REST:
             if sparse and threads == 1:              # every edge joined already
                 continue
@@ -161,7 +163,7 @@ def _pass(step, indptr, indices, comp, labels, giant, lo, hi, shared):
                 for e in range(indptr[u], indptr[u + _ONE]):
                     union(comp, r, comp[indices[e]], shared)
     elif step == _EVERY:                    # each edge once, from its larger end (rows
-        for u in range(lo, hi):             # sorted); plain stores as _SAMPLED
+        for u in range(lo, hi):             # are sorted); plain stores, as _SAMPLED
             for e in range(indptr[u], indptr[u + _ONE]):
                 w = indices[e]
                 if w >= u:
