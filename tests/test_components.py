@@ -111,7 +111,9 @@ def shapes() -> dict:
         "tiny pairs": Graph.from_edges(pairs, pairs + 1, n=n, directed=False),
         "duplicates": Graph.from_edges([3, 4, 3, 4, 9], [4, 3, 4, 3, 8], n=n,
                                        directed=False),
-        "descending chain": Graph.from_edges(ids[::-1][1:], ids[::-1][:-1], directed=False),
+        "giant and tiny ones": Graph.from_edges(np.r_[ids[1:40], pairs[20:]],
+                                                np.r_[ids[:39], pairs[20:] + 1],
+                                                directed=False),
     }
 
 

@@ -5,16 +5,19 @@ The larger root always goes under the smaller, so ``parent[x] <= x`` everywhere:
 is its tree's smallest vertex (the label the results use), and one upward sweep
 (:func:`flatten`) points every vertex at its root.
 
-Threads may find and join in one array at once (``union(..., atomic=True)``). Every store
-lowers an entry to an ancestor of its vertex (path halving) or hooks a root under a smaller
-vertex of the tree it joins, so ``parent[x] <= x`` holds whatever the interleaving and no
-cycle can form. Halving stores only into vertices that are no roots, which never become
-roots again, so they may race with each other (one ancestor replacing another loses
-nothing) but never with a hook. The hook alone must not be lost: a compare-and-swap
-(:func:`compare_and_swap`, an LLVM ``cmpxchg``, since numba offers no CPU atomics) sets
-``parent[root]`` only while it still holds ``root``, and a union whose root was hooked
-meanwhile finds the new roots and tries again. A plain store would do on one thread and
-costs half as much (1.3 ns a hook instead of 2.9 ns on a 1000 x 1000 grid).
+Threads may find and join in one array at once. Every store lowers an entry to an
+ancestor of its vertex (path halving) or hooks a root under a smaller vertex of the tree it
+joins, so ``parent[x] <= x`` holds whatever the interleaving, no cycle can form, and every
+tree stays inside one component. Halving stores only into vertices that are no roots,
+which never become roots again, so they may race with each other (one ancestor replacing
+another loses nothing) but never with a hook. Two threads hooking one root at once by plain
+stores lose one of the two joins; ``union(..., atomic=True)`` loses none: a
+compare-and-swap (:func:`compare_and_swap`, an LLVM ``cmpxchg``, since numba offers no CPU
+atomics) sets ``parent[root]`` only while it still holds ``root``, and a union whose root
+was hooked meanwhile finds the new roots and tries again. It costs a pass where every
+vertex is a hook (a 1000 x 1000 grid) twice the time of plain stores, so
+:mod:`.components` hooks by plain stores first and makes any lost join again by atomic
+unions.
 """
 
 from __future__ import annotations
@@ -46,9 +49,7 @@ def compare_and_swap(typingctx, array, index, expected, value):
 @njit(cache=True, inline="always")
 def find(parent, x):
     """The root of ``x``, halving the path on the way (no store where the grandparent is
-    the parent already: another thread may be reading that cache line). ``x`` is taken
-    in the type of ``parent`` (one type in the loop: 40% faster on Kronecker graphs)."""
-    x = parent.dtype.type(x)
+    the parent already: another thread may be reading that cache line)."""
     p = parent[x]
     while p != x:
         g = parent[p]
