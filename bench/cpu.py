@@ -28,10 +28,15 @@ distinct ones on graphs under 2^20 stored entries (``common.sources``; lagraph_p
 levels and parents, for ``method`` auto, push and pull); MSF and SCC over ``--repeats``
 calls. Calls of a few milliseconds or less are warmed up and repeated (see
 ``common.timings``). Every timing follows an untimed warm-up call, so numba's first-call
-compilation (cached on disk afterwards) is never timed; it is measured apart, as
-``first_call_s``. A contestant whose warm-up takes over 10 s / runs is timed on two runs
-only (``runs`` in the JSON): rustworkx on Kronecker 20, and a pure pull BFS on a
-long-diameter graph, O(n x levels). Each lagraph_py result is validated once. Peers that
+compilation (cached on disk afterwards) is never timed. The first call is measured apart
+(``first_call_s``, ``--first-call-scale``): BFS, MSF and SCC each as the first call of a
+fresh process on a Kronecker graph (the demo's), with an empty numba cache (``cold``:
+scipy's routines, the background compilation started and then stopped), with the cache
+filled (``load``: the compiled loops loaded), and with an empty cache in foreground mode
+(``compile``: the call compiles its loops, as before background compilation); with the
+import time and a second call. A contestant whose warm-up takes over 10 s / runs is timed
+on two runs only (``runs`` in the JSON): rustworkx on Kronecker 20, and a pure pull BFS on
+a long-diameter graph, O(n x levels). Each lagraph_py result is validated once. Peers that
 do not import are skipped; scipy gets float64 matrices (``common.peer_runs``). Prints a
 table (``peer/ours``: a peer's time over lagraph_py's, above 1 where lagraph_py is faster)
 and writes ``bench/results/cpu.json`` (or ``--out``).
@@ -40,7 +45,11 @@ and writes ``bench/results/cpu.json`` (or ``--out``).
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,11 +60,35 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import lagraph_py as lg  # noqa: E402
 from bench import corpus  # noqa: E402
+from lagraph_py.compilation import MODE_VARIABLE  # noqa: E402
 from common import (cpu_name, graph_statistics, peer_runs, print_table, sources,  # noqa: E402
                     timings, versions, write_json)
 
 BFS_METHODS = ("auto", "push", "pull")
 TASKS = ("bfs", "msf", "scc")
+#: The first calls' conditions: (name, mode, whether numba's cache is the filled one).
+FIRST_CALLS = (("cold", "background", False), ("load", "background", True),
+               ("compile", "foreground", False))
+#: What a fresh process runs (argv: algorithm, Kronecker scale): it prints the import
+#: time, what ran, the first and a second call's seconds, and stops the background
+#: compilation if the call started one.
+FIRST_CALL = """
+import json, sys, time
+t0 = time.perf_counter()
+import lagraph_py as lg
+imported = time.perf_counter() - t0
+from lagraph_py.compilation import loops_state, stop_background
+task, scale = sys.argv[1], int(sys.argv[2])
+G = lg.generate.kronecker(scale, weights="real", directed=task == "scc")
+call = dict(bfs=lambda: lg.bfs(G, int(G.out_degree().argmax())), msf=lambda: lg.msf(G),
+            scc=lambda: lg.scc(G))[task]
+state = loops_state()
+t0 = time.perf_counter(); call(); first = time.perf_counter() - t0
+t0 = time.perf_counter(); call(); second = time.perf_counter() - t0
+stopped = state == "scipy" and stop_background(timeout=120)
+print(json.dumps(dict(import_s=imported, ran=state, first_s=first, second_s=second,
+                      background_stopped=stopped)))
+"""
 
 
 def graph_set(quick: bool) -> dict:
@@ -103,16 +136,26 @@ def corpus_set(names, classes, root) -> dict:
     return out
 
 
-def first_call_seconds() -> dict:
-    """Seconds of the first BFS of this process per method on a small graph: numba's
-    compilation, or its load from the on-disk cache."""
-    G = lg.generate.grid(20, 30)
-    out = {}
-    for m in BFS_METHODS:
-        t0 = time.perf_counter()
-        lg.bfs(G, 0, method=m)
-        out[m] = time.perf_counter() - t0
-    return out
+def first_call_rows(scale: int, tasks) -> list[dict]:
+    """The first call of each of ``tasks`` in fresh processes, under each of
+    :data:`FIRST_CALLS`; the compiled loops are on disk (compiled now if need be) for
+    ``load``, and each other condition starts from an empty numba cache."""
+    print(f"compiled loops on disk after {lg.compile_cpu_loops():.1f} s", flush=True)
+    root = Path(__file__).resolve().parent.parent
+    rows = []
+    for condition, mode, filled in FIRST_CALLS:
+        for task in tasks:
+            with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as empty:
+                env = dict(os.environ, PYTHONPATH=str(root), **{MODE_VARIABLE: mode})
+                if not filled:
+                    env["NUMBA_CACHE_DIR"] = empty
+                out = subprocess.run([sys.executable, "-c", FIRST_CALL, task, str(scale)],
+                                     env=env, capture_output=True, text=True, check=True)
+            rows.append(dict(algorithm=task, condition=condition, graph=f"kron{scale}",
+                             **json.loads(out.stdout.splitlines()[-1])))
+    print_table(rows, ["graph", "algorithm", "condition", "ran", "import_s", "first_s",
+                       "second_s"])
+    return rows
 
 
 def bfs_rows(G, nsources):
@@ -173,6 +216,8 @@ def main(argv=None):
                    help="with --corpus: only graphs of these classes")
     p.add_argument("--root", help="corpus cache folder (default $LAGRAPH_CORPUS or "
                                   "bench/graphs)")
+    p.add_argument("--first-call-scale", type=int, default=16,
+                   help="Kronecker scale of the first-call measurement (16; 0 skips it)")
     p.add_argument("--out", default="cpu", help="name of the JSON file in bench/results")
     args = p.parse_args(argv)
     nsources = args.sources or (4 if args.quick else 8)
@@ -185,9 +230,7 @@ def main(argv=None):
     if unknown:
         p.error(f"unknown graphs {unknown}; choose among {list(builders)}")
 
-    first = first_call_seconds()
-    print("first BFS call (numba compile or cache load), s:",
-          {m: round(t, 3) for m, t in first.items()}, flush=True)
+    first = first_call_rows(args.first_call_scale, args.tasks) if args.first_call_scale else []
     rows, graphs = [], {}
     for name in names:
         t0 = time.perf_counter()

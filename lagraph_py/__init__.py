@@ -17,6 +17,7 @@ from .algorithms.bfs import bfs
 from .algorithms.components import connected_components
 from .algorithms.msf import msf
 from .algorithms.scc import scc
+from .compilation import compile_cpu_loops
 from .graph import Graph
 from .io import read_edgelist, read_mtx, write_mtx
 from .results import BFSResult, MSFResult, SCCResult, asnumpy
@@ -24,6 +25,6 @@ from .results import BFSResult, MSFResult, SCCResult, asnumpy
 __all__ = [
     "Graph", "bfs", "msf", "scc", "connected_components", "asnumpy", "read_mtx",
     "read_edgelist", "write_mtx", "generate", "validate", "BFSResult", "MSFResult",
-    "SCCResult",
+    "SCCResult", "compile_cpu_loops",
 ]
 __version__ = "0.1.0"

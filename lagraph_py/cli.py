@@ -7,6 +7,11 @@ A thin layer on the public API (:func:`lagraph_py.read_mtx`, :func:`lagraph_py.b
     lagraph-py scc web-Google.txt.gz --json
     lagraph-py generate --grid 300x300 --output grid.mtx
     lagraph-py bench --graphs kron14 grid200x200
+    lagraph-py warmup
+
+On the cpu, a run reports which code ran: the compiled loops, or scipy's routines while
+the loops are not ready (they compile in the background once per installation; ``warmup``
+compiles them, or waits for them); time spent compiling inside a run is reported apart.
 
 The summary goes to stdout (``--json``: one JSON object instead); errors are one line on
 stderr and a non-zero exit status (``--debug`` shows the traceback). Reading, generating
@@ -33,6 +38,7 @@ from . import __version__, generate, validate
 from .algorithms.bfs import bfs
 from .algorithms.msf import msf
 from .algorithms.scc import scc
+from .compilation import compile_cpu_loops, compile_timer, loops_state
 from .graph import Graph
 from .io import read_edgelist, read_mtx, write_mtx
 from .results import asnumpy
@@ -209,7 +215,8 @@ def graph_summary(G: Graph) -> dict:
 
 # ---------------------------------------------------------------------- algorithms
 def run_algorithm(name: str, G: Graph, args):
-    """Run ``name`` on ``G`` as the arguments ask; return ``(result, seconds)``."""
+    """Run ``name`` on ``G`` as the arguments ask; return ``(result, seconds, seconds
+    numba spent compiling in the call)``, the first without the last."""
     if name == "bfs":
         source = args.source if args.source is not None else _first_source(G)
         call = lambda: bfs(G, source, backend=args.backend, method=args.method)  # noqa: E731
@@ -217,10 +224,12 @@ def run_algorithm(name: str, G: Graph, args):
         call = lambda: msf(G, backend=args.backend, symmetrize=args.symmetrize)  # noqa: E731
     else:
         call = lambda: scc(G, backend=args.backend)  # noqa: E731
-    t0 = time.perf_counter()
-    result = call()
-    _synchronize(args.backend)
-    return result, time.perf_counter() - t0
+    with compile_timer() as compiling:
+        t0 = time.perf_counter()
+        result = call()
+        _synchronize(args.backend)
+        seconds = time.perf_counter() - t0
+    return result, seconds - compiling(), compiling()
 
 
 def result_summary(name: str, G: Graph, result, seconds: float) -> dict:
@@ -296,9 +305,13 @@ def cmd_algorithm(args) -> int:
     t0 = time.perf_counter()
     G, description = load_graph(args)
     t_load = time.perf_counter() - t0
-    result, seconds = run_algorithm(name, G, args)
+    cpu_code = loops_state() if args.backend == "cpu" else None
+    result, seconds, compiling = run_algorithm(name, G, args)
     report = dict(command=name, graph=description, **graph_summary(G), load_seconds=t_load,
                   backend=args.backend, **result_summary(name, G, result, seconds))
+    if cpu_code is not None:
+        report.update(cpu_code="scipy" if cpu_code == "scipy" else "compiled",
+                      compile_seconds=compiling)
     if name == "bfs":
         report["method"] = args.method
     if args.validate:
@@ -323,6 +336,16 @@ def cmd_generate(args) -> int:
                   output=args.output)
     _print(report, args.json, f"{description}: n = {G.n:,}, edges = {G.nedges:,} "
                               f"-> {args.output}")
+    return 0
+
+
+def cmd_warmup(args) -> int:
+    before = loops_state()
+    seconds = compile_cpu_loops()
+    report = dict(command="warmup", seconds=seconds, compiled_before=before == "compiled")
+    human = ("the cpu executor's loops were compiled already" if before == "compiled"
+             else f"compiled the cpu executor's loops in {seconds:.1f} s")
+    _print(report, args.json, human)
     return 0
 
 
@@ -353,6 +376,12 @@ def _human(name: str, r: dict) -> str:
                      f"total weight {r['total_weight']:.6g}")
     else:
         lines.append(f"{head}: {r['components']:,} components, largest {r['largest']:,}")
+    if r.get("compile_seconds"):
+        lines.append(f"and {r['compile_seconds']:.1f} s compiling loops (once per "
+                     "installation)")
+    if r.get("cpu_code") == "scipy":
+        lines.append("compiled loops not ready: ran scipy's routines; the loops compile in "
+                     f"the background, once per installation ({PROG} warmup waits for them)")
     if r.get("valid"):
         lines.append("result valid")
     if r.get("output"):
@@ -405,6 +434,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--validate", action="store_true", help="check the result's rules")
         p.add_argument("--output", help="write the result: " + ", ".join(OUTPUTS[name]))
         p.set_defaults(run=cmd_algorithm)
+    p = sub.add_parser("warmup", help="compile the cpu executor's loops now (once per "
+                                      "installation)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    p.set_defaults(run=cmd_warmup)
     p = sub.add_parser("generate", help="write a generated graph as Matrix Market")
     _graph_options(p)
     p.add_argument("--output", required=True, help=".mtx or .mtx.gz")

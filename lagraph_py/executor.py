@@ -356,6 +356,10 @@ def get_executor(backend) -> Executor:
     reference cpu executor, whose group steps are the primitive definitions above). The gpu
     executor lives in the separate package ``gpu_backend`` and is imported only here, so
     ``import lagraph_py`` works on machines without CuPy.
+
+    "cpu" is the fused executor (:mod:`lagraph_py.cpu_steps`) once its compiled loops are
+    on disk; until then, :class:`~lagraph_py.scipy_cpu.ScipyCpuExecutor`, while a
+    background process compiles them (:mod:`lagraph_py.compilation`).
     """
     if isinstance(backend, Executor):
         return backend
@@ -363,6 +367,10 @@ def get_executor(backend) -> Executor:
         raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
     if backend not in _EXECUTORS:
         if backend == "cpu":
+            from .compilation import cold_executor
+            cold = cold_executor()          # one stat per call until the loops are ready
+            if cold is not None:
+                return cold
             from .cpu_steps import FusedCpuExecutor
             _EXECUTORS[backend] = FusedCpuExecutor()
         else:

@@ -321,6 +321,6 @@ def test_cpu_runner_adds_corpus_graphs(tmp_path, monkeypatch):
     assert not U.directed and U.weighted and U.nstored == 2 * G.nstored
     payload = cpu_bench.main(["--corpus", "chain", "--root", str(tmp_path), "--graphs",
                               "chain", "--tasks", "scc", "--repeats", "2",
-                              "--out", str(tmp_path / "cpu")])
+                              "--first-call-scale", "0", "--out", str(tmp_path / "cpu")])
     assert {(r["graph"], r["class"], r["algorithm"]) for r in payload["rows"]} == {
         ("chain", "web", "scc")}
