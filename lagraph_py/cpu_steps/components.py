@@ -61,9 +61,10 @@ SAMPLES = 256
 SPARSE = 4.5
 #: Vertices from which the passes run on every thread. A pass costs 3-15 ns a vertex on
 #: one thread; waking the others costs microseconds on an idle machine and milliseconds on a
-#: busy one, where a region also waits for its slowest thread. Two threads took a 115k-vertex
-#: road graph from 1.73 to 1.3 ms, but an 82k-vertex social network from 0.39 to 0.7 ms
-#: (shared 2-core machine).
+#: busy one, where a region also waits for its slowest thread. On a 2-core machine shared
+#: with other work, two threads took a web crawl of 326k vertices from 4.6 to 2.8 ms and a
+#: road map of 264k from 3.0 to 2.3 ms at best, a social network of 82k from 0.37 to 0.25
+#: ms while the other core was free but to 0.7 ms while it was not.
 PARALLEL_MIN = 1 << 17
 #: Blocks of vertices per thread in a parallel pass, dealt out in turn: a few, to spread
 #: work that gathers in some range of ids; not many, since every block boundary cuts trees
