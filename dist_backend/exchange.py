@@ -39,6 +39,9 @@ DEFAULT_TIMEOUT_S = 600.0
 SPIN_S = 1e-3
 #: The sleep between tests grows by half each time, from SLEEP_MIN_S to SLEEP_MAX_S.
 SLEEP_MIN_S, SLEEP_MAX_S = 2e-5, 1e-3
+#: A failed rank waits this long before aborting the job, so that every rank has told
+#: its error before the job is torn down.
+ABORT_GRACE_S = 0.5
 #: Tag of failure notes, on a communicator of their own.
 _FAILURE_TAG = 77
 
@@ -202,6 +205,7 @@ def _abort_if_failed() -> None:
     if _failed and MPI.Is_initialized() and not MPI.Is_finalized():
         sys.stdout.flush()
         sys.stderr.flush()
+        time.sleep(ABORT_GRACE_S)
         MPI.COMM_WORLD.Abort(1)
 
 

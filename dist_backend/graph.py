@@ -293,10 +293,10 @@ def _local_rows(received, lo: int, hi: int, n: int):
         else:
             M = gb.Matrix.from_coo(rows, cols, w, nrows=hi - lo, ncols=n,
                                    dup_op=gb.binary.min)
-    except gb.exceptions.OutOfMemory:
-        raise MemoryError(f"not enough memory for this rank's part: {hi - lo:,} rows of "
-                          f"{rows.size:,} stored entries") from None
-    csr = M.ss.export("csr", sort=True, give_ownership=True)
+        csr = M.ss.export("csr", sort=True, give_ownership=True)
+    except (gb.exceptions.OutOfMemory, MemoryError):
+        raise MemoryError(f"not enough memory for this rank's part: {hi - lo:,} rows "
+                          f"(CSR row pointers) and {rows.size:,} stored entries") from None
     indptr = np.asarray(csr["indptr"]).astype(np.int64)
     indices = np.asarray(csr["col_indices"]).astype(index_dtype(n, 0))
     weights = None
