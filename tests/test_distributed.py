@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 HERE = Path(__file__).parent
@@ -85,3 +86,16 @@ def test_a_failing_rank_stops_every_rank_with_its_error(mode, origin, others, tm
     # every other rank says what happened, not only the one that failed
     assert output.count(others) >= 2, output
 
+
+
+def test_command_line_writes_the_single_process_result(tmp_path):
+    out = tmp_path / "levels.npy"
+    environment = {**os.environ, **ENV, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([MPIEXEC, "-launcher", "fork", "-n", "2", sys.executable, "-c",
+                          "import sys; from lagraph_py.cli import main; sys.exit(main())", "bfs", "--kronecker", "10", "--distributed",
+                          "--source", "3", "--output", str(out)],
+                         capture_output=True, text=True, timeout=300, env=environment)
+    assert run.returncode == 0, run.stderr
+    import lagraph_py as lg
+    assert (np.load(out)["level"] == lg.bfs(lg.generate.kronecker(10), 3).level).all()
+    assert [p.name for p in tmp_path.iterdir()] == ["levels.npy"]     # nothing partial left

@@ -1,6 +1,8 @@
 """The package imports without CuPy; asking for the gpu there fails loudly, naming the fix."""
 
 import importlib.util
+import subprocess
+import sys
 
 import pytest
 
