@@ -122,8 +122,7 @@ class Exchange:
         by destination); return what each array received, in source rank order, and the
         count received from each rank."""
         counts = np.asarray(counts, np.int64)
-        received = np.empty(self.size, np.int64)
-        self._wait([self.comm.Ialltoall(counts, received)], "alltoall(counts)")
+        received = self.arriving(counts)
         sdispl, rdispl = _displacements(counts), _displacements(received)
         outs = [np.empty(int(received.sum()), a.dtype) for a in arrays]
         requests = [self.comm.Ialltoallv([np.ascontiguousarray(a), (counts, sdispl)],
@@ -131,6 +130,13 @@ class Exchange:
                     for a, out in zip(arrays, outs)]
         self._wait(requests, "alltoallv")
         return outs, received
+
+    def arriving(self, counts: np.ndarray) -> np.ndarray:
+        """How much each rank sends this one, given how much this one sends each rank."""
+        received = np.empty(self.size, np.int64)
+        self._wait([self.comm.Ialltoall(np.asarray(counts, np.int64), received)],
+                   "alltoall(counts)")
+        return received
 
     def exscan(self, value: int) -> int:
         """The sum of ``value`` over the ranks before this one (0 on rank 0)."""
