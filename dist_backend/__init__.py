@@ -4,12 +4,12 @@
 an executor named ``"distributed"``); it needs ``mpi4py`` and an MPI library
 (``pip install 'lagraph_py[mpi]'``: ``mpi4py`` and the ``mpich`` wheel).
 
-Run inside an MPI job, every rank running the same calls:
+Run inside an MPI job, every rank running the same calls::
 
->>> import lagraph_py as lg                                         # doctest: +SKIP
->>> G = lg.distributed.Graph.kronecker(20)        # each rank draws its share
->>> r = lg.bfs(G, 0)                              # r.level: this rank's range
->>> level = G.gather(r.level)                     # the whole, on rank 0 (else None)
+    import lagraph_py as lg
+    G = lg.distributed.Graph.kronecker(20)        # each rank draws its share
+    r = lg.bfs(G, 0)                              # r.level: this rank's range
+    level = G.gather(r.level)                     # the whole, on rank 0 (else None)
 
 - :mod:`.graph`: :class:`DistGraph`, rows split by vertex ranges, and its constructors;
   :mod:`.io`: Matrix Market and edge-list files read by byte ranges;
