@@ -28,3 +28,11 @@ __all__ = [
     "SCCResult", "compile_cpu_loops",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``lagraph_py.distributed`` (graphs over MPI ranks), loaded on first use."""
+    if name == "distributed":
+        import importlib
+        return importlib.import_module(".distributed", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

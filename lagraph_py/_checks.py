@@ -93,3 +93,4 @@ def undirected(G, symmetrize: bool, refusal: str):
         raise ValueError(refusal)
     src, dst, w = G.edges()
     return type(G).from_edges(src, dst, w, n=G.n, directed=False)
+

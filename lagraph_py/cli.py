@@ -41,7 +41,7 @@ from .algorithms.scc import scc
 from .compilation import compile_cpu_loops, compile_timer, loops_state
 from .graph import Graph
 from .io import read_edgelist, read_mtx, write_mtx
-from .results import asnumpy
+from .results import BFSResult, MSFResult, SCCResult, asnumpy
 
 PROG = "lagraph-py"
 #: Generated graphs: option (``_`` spelled ``-``) -> (generator name, size grammar, which
@@ -302,6 +302,8 @@ def cmd_algorithm(args) -> int:
     name = args.command
     if args.output and Path(args.output).suffix.lower() not in OUTPUTS[name]:
         raise UsageError(f"--output for {name} must end in one of {', '.join(OUTPUTS[name])}")
+    if args.distributed:
+        return cmd_distributed(args)
     t0 = time.perf_counter()
     G, description = load_graph(args)
     t_load = time.perf_counter() - t0
@@ -321,6 +323,56 @@ def cmd_algorithm(args) -> int:
         report["valid"] = True
     if args.output:
         write_result(name, G, result, args.output)
+        report["output"] = args.output
+    _print(report, args.json, _human(name, report))
+    return 0
+
+
+def cmd_distributed(args) -> int:
+    """The algorithm on a graph split over the ranks of the MPI job this runs in
+    (``mpiexec -n 4 lagraph-py bfs --kronecker 24 --distributed``): every rank builds
+    and computes its part; rank 0 gathers the result, reports it and writes
+    ``--output`` (whole, or not at all: written aside, then renamed)."""
+    from . import distributed
+
+    name = args.command
+    if args.validate:
+        raise UsageError("--validate needs the whole graph in one process; it is not "
+                         "available with --distributed")
+    kinds = [k for k in GENERATORS if getattr(args, k) is not None]
+    if kinds not in ([], ["kronecker"]) or (args.file is None) == (not kinds):
+        raise UsageError("--distributed takes a .mtx file, an edge list or --kronecker SCALE")
+    t0 = time.perf_counter()
+    if kinds:
+        G = distributed.Graph.kronecker(parse_size("kronecker", args.kronecker)[0],
+                                        seed=args.seed or 0, weights=args.weights,
+                                        directed=args.directed)
+        description = f"kronecker {args.kronecker}"
+    else:
+        G = (distributed.read_mtx(args.file) if _is_mtx(args.file) else
+             distributed.read_edgelist(args.file, directed=not args.undirected))
+        description = args.file
+    t_load = time.perf_counter() - t0
+    result, seconds, _ = run_algorithm(name, G, args)
+    if name == "bfs":
+        whole = BFSResult(result.source, G.gather(result.level), G.gather(result.parent))
+    elif name == "msf":
+        whole = MSFResult(result.src, result.dst, result.weight,
+                          component=G.gather(result.component))
+    else:
+        whole = SCCResult(G.gather(result.labels))
+    summary = graph_summary(G)
+    if G.rank != 0:
+        return 0
+    report = dict(command=name, graph=description, **summary, load_seconds=t_load,
+                  backend=args.backend, ranks=len(G.bounds) - 1,
+                  **result_summary(name, G, whole, seconds))
+    if name == "bfs":
+        report["method"] = args.method
+    if args.output:
+        partial = Path(args.output).with_name(f".partial.{Path(args.output).name}")
+        write_result(name, G, whole, str(partial))
+        partial.replace(args.output)
         report["output"] = args.output
     _print(report, args.json, _human(name, report))
     return 0
@@ -432,6 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--symmetrize", action="store_true",
                            help="accept a directed graph: each arc becomes an edge")
         p.add_argument("--validate", action="store_true", help="check the result's rules")
+        p.add_argument("--distributed", action="store_true",
+                       help="split the graph over the ranks of this MPI job (mpiexec)")
         p.add_argument("--output", help="write the result: " + ", ".join(OUTPUTS[name]))
         p.set_defaults(run=cmd_algorithm)
     p = sub.add_parser("warmup", help="compile the cpu executor's loops now (once per "

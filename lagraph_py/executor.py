@@ -1,4 +1,4 @@
-"""The step vocabulary that every algorithm is written in, and the executor registry.
+"""The step vocabulary that every algorithm is written in.
 
 An algorithm (``lagraph_py/algorithms/*.py``) is a short loop of the steps below; an
 executor implements them on one kind of hardware. The steps are GraphBLAS operations on
@@ -22,6 +22,8 @@ from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from .registry import get_executor  # noqa: F401  (re-exported: its former home)
 
 #: Semirings the algorithms use: ``<add monoid>_<multiply op>``. The multiply op sees its
 #: operands in GraphBLAS order: in ``w = u ⊕.⊗ A`` (vxm) ``first`` is the vector entry
@@ -344,36 +346,3 @@ class Executor(ABC):
         out_deg, in_deg = degrees
         return LevelStats(nq, self.reduce(self.mask(out_deg, frontier), "plus"),
                           self.reduce(self.mask(in_deg, new), "plus") or 0)
-
-
-_EXECUTORS: dict[str, Executor] = {}
-
-
-def get_executor(backend) -> Executor:
-    """Return the executor named ``backend`` ("cpu" or "gpu"), creating it on first use.
-
-    An :class:`Executor` instance is returned as it is (``backend=CpuExecutor()`` runs the
-    reference cpu executor, whose group steps are the primitive definitions above). The gpu
-    executor lives in the separate package ``gpu_backend`` and is imported only here, so
-    ``import lagraph_py`` works on machines without CuPy.
-
-    "cpu" is the fused executor (:mod:`lagraph_py.cpu_steps`) once its compiled loops are
-    on disk; until then, :class:`~lagraph_py.scipy_cpu.ScipyCpuExecutor`, while a
-    background process compiles them (:mod:`lagraph_py.compilation`).
-    """
-    if isinstance(backend, Executor):
-        return backend
-    if backend not in ("cpu", "gpu"):
-        raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
-    if backend not in _EXECUTORS:
-        if backend == "cpu":
-            from .compilation import cold_executor
-            cold = cold_executor()          # one stat per call until the loops are ready
-            if cold is not None:
-                return cold
-            from .cpu_steps import FusedCpuExecutor
-            _EXECUTORS[backend] = FusedCpuExecutor()
-        else:
-            from gpu_backend import GpuExecutor  # raises a clear ImportError without CuPy/GPU
-            _EXECUTORS[backend] = GpuExecutor()
-    return _EXECUTORS[backend]

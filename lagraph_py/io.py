@@ -118,8 +118,8 @@ def read_mtx(path: PathLike) -> Graph:
     (3, 2, False, [7, 7, 0])
     """
     with _reading(path) as f:
-        header = _read_header(f, path)
-        rows, cols, values, lines = _read_entries(f, path, header)
+        header = read_header(f, path)
+        rows, cols, values, lines = read_entries(f, path, header)
     return _graph(path, header, rows, cols, values, lines)
 
 
@@ -162,23 +162,8 @@ def read_edgelist(path: PathLike, directed: bool = True, n: int | None = None) -
     >>> G.n, G.nedges, G.weighted
     (3, 2, False)
     """
-    ids = [(_ids, "a vertex id"), (_ids, "a vertex id")]
-    columns = {2: ids, 3: [*ids, (_weights, "a number")]}
-    src, dst, weights, lines, ncols = [], [], [], [], None
     with _reading(path) as f:
-        for at, numbers in _parse_blocks(f, path, 1, columns, comments=True):
-            if ncols not in (None, len(numbers)):      # this block disagrees with the first
-                raise _error(path, int(at[0]), _found(len(numbers), ncols))
-            ncols = len(numbers)
-            src.append(numbers[0])
-            dst.append(numbers[1])
-            weights += numbers[2:]
-            lines.append(at)
-    src, dst, lines = (_concat(a, np.int64) for a in (src, dst, lines))
-    w = None
-    if weights:
-        w = np.concatenate(weights)   # int64 unless some block held a real weight
-        _require(path, lines, np.isfinite(w), lambda k: f"weight {w[k]} is not finite")
+        src, dst, w, lines, _ = edge_lines(f, path, 1)
     if n is not None:
         n = as_count(n, "n")
         _require(path, lines, (src < n) & (dst < n),
@@ -455,6 +440,29 @@ def _concat(parts: list[np.ndarray], dtype) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
 
 
+def edge_lines(f: BinaryIO, path: PathLike, first_line: int):
+    """The edges of the edge-list lines of ``f`` (the first numbered ``first_line``):
+    ``(src, dst, weights, lines, ncols)``, weights None without a third column (int64
+    unless a line holds a real weight; checked finite), ``ncols`` None without a line."""
+    ids = [(_ids, "a vertex id"), (_ids, "a vertex id")]
+    columns = {2: ids, 3: [*ids, (_weights, "a number")]}
+    src, dst, weights, lines, ncols = [], [], [], [], None
+    for at, numbers in _parse_blocks(f, path, first_line, columns, comments=True):
+        if ncols not in (None, len(numbers)):          # this block disagrees with the first
+            raise _error(path, int(at[0]), _found(len(numbers), ncols))
+        ncols = len(numbers)
+        src.append(numbers[0])
+        dst.append(numbers[1])
+        weights += numbers[2:]
+        lines.append(at)
+    src, dst, lines = (_concat(a, np.int64) for a in (src, dst, lines))
+    w = None
+    if weights:
+        w = np.concatenate(weights)   # int64 unless some block held a real weight
+        _require(path, lines, np.isfinite(w), lambda k: f"weight {w[k]} is not finite")
+    return src, dst, w, lines, ncols
+
+
 def _found(count: int, expected) -> str:
     return f"found {count} number{'' if count == 1 else 's'}; expected {expected}"
 
@@ -481,7 +489,7 @@ class _Header(NamedTuple):
     size_line: int            # its line number
 
 
-def _read_header(f: BinaryIO, path: PathLike) -> _Header:
+def read_header(f: BinaryIO, path: PathLike) -> _Header:
     banner = f.readline()
     if not banner:
         raise _error(path, 1, "the file is empty; expected the banner "
@@ -536,15 +544,19 @@ def _graphblas_type(name: str, path: PathLike, line: int) -> str:
     return name
 
 
-def _read_entries(f: BinaryIO, path: PathLike, h: _Header):
-    """The 1-based indices, the values (None for pattern) and the line of every entry."""
+def read_entries(f: BinaryIO, path: PathLike, h: _Header, first_line: int | None = None,
+                 whole: bool = True):
+    """The 1-based indices, the values (None for pattern) and the line of every entry of
+    the rest of ``f``, whose first line is ``first_line`` (by default the one after the
+    size line). With ``whole`` (the whole data section) the count must be ``h.nnz``."""
     columns = [(_ids, "a row index"), (_ids, "a column index")]
     if _FIELDS[h.field] is not None:
         columns.append(_FIELDS[h.field])
     rows, cols, values, lines, count = [], [], [], [], 0
-    for at, numbers in _parse_blocks(f, path, h.size_line + 1, {len(columns): columns},
+    first_line = h.size_line + 1 if first_line is None else first_line
+    for at, numbers in _parse_blocks(f, path, first_line, {len(columns): columns},
                                      comments=False):
-        if count + at.size > h.nnz:
+        if whole and count + at.size > h.nnz:
             raise _error(path, int(at[h.nnz - count]), f"more entries than the {h.nnz} "
                          f"that the size line (line {h.size_line}) declares")
         count += at.size
@@ -552,7 +564,7 @@ def _read_entries(f: BinaryIO, path: PathLike, h: _Header):
         cols.append(numbers[1])
         values += numbers[2:]
         lines.append(at)
-    if count < h.nnz:
+    if whole and count < h.nnz:
         end = int(lines[-1][-1]) if lines else h.size_line
         raise _error(path, end, f"the file ends after {count} of the {h.nnz} entries "
                                 f"that the size line (line {h.size_line}) declares")
@@ -563,6 +575,19 @@ def _read_entries(f: BinaryIO, path: PathLike, h: _Header):
 
 def _graph(path: PathLike, h: _Header, rows, cols, values, lines) -> Graph:
     """Check the entries against the header's promises, then build the graph."""
+    src, dst, w, directed = entry_edges(path, h, rows, cols, values, lines)
+    G = Graph.from_edges(src, dst, w, n=h.nrows, directed=directed)
+    # Graph.from_edges merges repeated edges, so any merge means the file repeats an entry.
+    diagonal = np.count_nonzero(rows == cols)
+    if G.nstored != (rows.size if h.symmetry == "general" else 2 * rows.size - diagonal):
+        check_repeats(path, h, rows, cols, lines)
+    return G
+
+
+def entry_edges(path: PathLike, h: _Header, rows, cols, values, lines):
+    """Check the entries (1-based ``rows``, ``cols``; ``values``; their ``lines``)
+    against the header's promises; return the edges they stand for: 0-based
+    ``(src, dst, weights, directed)``."""
     _require(path, lines, (rows >= 1) & (rows <= h.nrows),
              lambda k: f"row index {rows[k]} is outside 1..{h.nrows}")
     _require(path, lines, (cols >= 1) & (cols <= h.ncols),
@@ -578,7 +603,7 @@ def _graph(path: PathLike, h: _Header, rows, cols, values, lines) -> Graph:
         _require(path, lines, rows != cols, lambda k: f"diagonal entry ({rows[k]}, {cols[k]}) "
                  "in a skew-symmetric file, whose diagonal is zero and never stored")
     if h.nrows != h.ncols:
-        _check_repeats(path, h, rows, cols, lines)       # a defect of the file comes first
+        check_repeats(path, h, rows, cols, lines)       # a defect of the file comes first
         raise _error(path, h.size_line, f"the matrix is {h.nrows} x {h.ncols}; "
                                         "a rectangular matrix is not a graph")
     src, dst, w = rows - 1, cols - 1, values
@@ -586,12 +611,7 @@ def _graph(path: PathLike, h: _Header, rows, cols, values, lines) -> Graph:
         src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
         w = np.concatenate([w, -w])
     directed = h.symmetry in ("general", "skew-symmetric")
-    G = Graph.from_edges(src, dst, w, n=h.nrows, directed=directed)
-    # Graph.from_edges merges repeated edges, so any merge means the file repeats an entry.
-    diagonal = np.count_nonzero(rows == cols)
-    if G.nstored != (rows.size if h.symmetry == "general" else 2 * rows.size - diagonal):
-        _check_repeats(path, h, rows, cols, lines)
-    return G
+    return src, dst, w, directed
 
 
 def _check_type(path: PathLike, lines, values, gbtype: str | None, skew: bool) -> None:
@@ -607,7 +627,7 @@ def _check_type(path: PathLike, lines, values, gbtype: str | None, skew: bool) -
                  f"{what} {v[k]} is outside the range {lo}..{hi} of type {gbtype}")
 
 
-def _check_repeats(path: PathLike, h: _Header, rows, cols, lines) -> None:
+def check_repeats(path: PathLike, h: _Header, rows, cols, lines) -> None:
     """Raise naming the first line that repeats an earlier entry (or, in a file that is
     not general, the earlier entry's mirror image)."""
     if h.symmetry == "general":

@@ -46,3 +46,6 @@ BACKENDS = ["cpu", pytest.param("gpu", marks=[pytest.mark.gpu, requires_gpu])]
 def backend(request):
     """Executor name; tests using it run on every executor available here."""
     return request.param
+
+# tests/mpi/ holds the scripts that test_distributed.py runs under mpiexec, not tests.
+collect_ignore = ["mpi"]

@@ -1,6 +1,8 @@
 """The package imports without CuPy; asking for the gpu there fails loudly, naming the fix."""
 
 import importlib.util
+import subprocess
+import sys
 
 import pytest
 
@@ -33,3 +35,9 @@ def test_public_names():
                  "write_mtx", "generate", "validate"):
         assert hasattr(lg, name), name
     assert callable(lg.generate.kronecker) and callable(lg.validate.bfs)
+
+
+def test_import_lagraph_py_loads_neither_mpi_nor_the_distributed_executor():
+    code = ("import sys, lagraph_py, lagraph_py.executor; "
+            "assert 'mpi4py' not in sys.modules and 'dist_backend' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)

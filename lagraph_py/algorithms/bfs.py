@@ -21,7 +21,8 @@ The whole search is one group step, :meth:`Executor.bfs_search`, which this text
 from __future__ import annotations
 
 from .._checks import as_source
-from ..executor import PULL, PUSH, get_executor
+from ..executor import PULL, PUSH
+from ..registry import get_executor
 from ..results import BFSResult
 
 #: Switch to pull when frontier out-edges exceed unexplored in-edges / ALPHA.
@@ -67,7 +68,7 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
     s = as_source(source, G.n)
     if not (levels or parents):
         raise ValueError("nothing to compute: levels and parents are both False")
-    ex = get_executor(backend)
+    ex = get_executor(backend, G)
     methods = ("auto",) + ex.bfs_methods
     if method not in methods:
         raise ValueError(f"method must be one of {methods} on the {ex.name} executor, "

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import undirected
-from ..executor import get_executor
 from ..graph import Graph
+from ..registry import get_executor
+from . import require_graph
 from ..results import SCCResult
 
 
@@ -61,9 +62,8 @@ def connected_components(G: Graph, *, backend: str = "cpu",
     >>> lg.connected_components(D, symmetrize=True).labels
     array([0, 0, 0])
     """
-    if not isinstance(G, Graph):
-        raise TypeError(f"G must be a lagraph_py.Graph, got {type(G).__name__}")
-    ex = get_executor(backend)
+    require_graph(G)
+    ex = get_executor(backend, G)
     G = undirected(G, symmetrize, "connected_components needs an undirected graph; build "
                    "it with directed=False, pass symmetrize=True for the weakly connected "
                    "components, or call lagraph_py.scc for the strongly connected ones")

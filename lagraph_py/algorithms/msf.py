@@ -43,8 +43,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import undirected
-from ..executor import get_executor
 from ..graph import Graph
+from ..registry import get_executor
+from . import require_graph
 from ..results import MSFResult, asnumpy
 
 #: The first rank chunk holds the ``FIRST_CHUNK * n`` lightest edges (a forest has < n):
@@ -102,9 +103,8 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
     >>> f.total_weight, f.component
     (3.5, array([0, 0, 0, 3, 3]))
     """
-    if not isinstance(G, Graph):
-        raise TypeError(f"G must be a lagraph_py.Graph, got {type(G).__name__}")
-    ex = get_executor(backend)
+    require_graph(G)
+    ex = get_executor(backend, G)
     G = undirected(G, symmetrize, "msf needs an undirected graph; build it with "
                    "directed=False, or pass symmetrize=True to treat each directed edge "
                    "(u, v, w) as the undirected edge {u, v} (parallel edges keep the lightest)")

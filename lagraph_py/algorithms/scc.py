@@ -62,9 +62,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..executor import PULL, PUSH, get_executor
-from ..graph import Graph
+from ..executor import PULL, PUSH
+from ..registry import get_executor
 from ..results import SCCResult
+from . import require_graph
 from .components import connected_components
 
 #: Reachability switches push -> pull when the frontier holds more than 1/ALPHA of the
@@ -113,11 +114,10 @@ def scc(G, *, backend: str = "cpu") -> SCCResult:
     >>> lg.scc(G).labels
     array([0, 0, 0, 3, 3, 5])
     """
-    if not isinstance(G, Graph):
-        raise TypeError(f"G must be a lagraph_py.Graph, got {type(G).__name__}")
+    require_graph(G)
     if not G.directed:
         return connected_components(G, backend=backend)
-    ex = get_executor(backend)
+    ex = get_executor(backend, G)
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
     label = ex.strong_components(G)

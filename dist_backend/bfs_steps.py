@@ -1,0 +1,223 @@
+"""The whole BFS as one group step on CPU ranks: a compiled loop a level, one exchange.
+
+:meth:`~lagraph_py.executor.Executor.bfs_search` stands for the text of
+:mod:`lagraph_py.algorithms.bfs`; over ranks each of its steps would be a collective
+(a level of the text is seven), so CPU ranks run the search here, with the text's
+direction rule on global counts and one round of messages a level:
+
+- every rank keeps a bitmap of the visited vertices of the whole graph (``n / 8``
+  bytes), up to date as of the level before;
+- a **push** level scans the out-edges of the rank's frontier; an unvisited target of
+  its own range is visited at once, one of another range is marked in the bitmap (so it
+  is sent once) and sent with its parent to its rank (one all-to-all), which keeps the
+  first parent it gets for a vertex still unvisited;
+- a **pull** level scans the in-edges of the rank's unvisited vertices and stops at the
+  first one in the frontier, read from a bitmap of the whole frontier;
+- after each level one all-reduce gives the frontier size and the edge counts of the
+  direction rule, and the ranks publish their new frontier to each other: as a list
+  of ids or as the bitmap of their range (whole 64-bit words: the ranges start at
+  multiples of 64), whichever is smaller, and add it to the visited bitmap (and, before
+  a pull level, make it the frontier bitmap).
+
+The levels are those of the text (a level set does not depend on the direction); each
+parent is a frontier vertex with an edge to its child, so the tree is a BFS tree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from lagraph_py.algorithms.bfs import ALPHA, BETA
+from lagraph_py.executor import PULL, PUSH
+
+from .graph import DistGraph
+
+
+class BfsSteps:
+    """The fused ``bfs_search`` of the CPU ranks (a mixin of the distributed executor)."""
+
+    def bfs_search(self, G: DistGraph, source, method, levels, parents):
+        search = _Search(G, int(source), self.exchange)
+        search.run(method)
+        return (search.level if levels else None), (search.parent if parents else None)
+
+
+class _Search:
+    """The state of one search on this rank: its range's levels and parents, the
+    visited bitmap of the whole graph, the frontier (local offsets)."""
+
+    def __init__(self, G: DistGraph, s: int, exchange):
+        self.G, self.ex = G, exchange
+        self.step = int(G.bounds[1] - G.bounds[0]) or 1        # every range but the last
+        nbytes = (G.n + 7) // 8
+        self.visited = np.zeros(nbytes, np.uint8)
+        self.frontier_bits = np.zeros(nbytes, np.uint8)
+        self.level = np.full(G.nlocal, -1, np.int64)
+        self.parent = np.full(G.nlocal, -1, np.int64)
+        self.out_degree = np.diff(G.indptr)
+        self.frontier = np.empty(0, np.int64)
+        if G.lo <= s < G.hi:
+            self.level[s - G.lo], self.parent[s - G.lo] = 0, s
+            self.frontier = np.array([s - G.lo])
+        _set_bits(self.visited, np.array([s]))
+
+    def run(self, method: str) -> None:
+        """Levels until the frontier is empty: ``method`` "push", "pull", or "auto" (the
+        text's rule: pull once a growing frontier's out-edges exceed the unvisited
+        vertices' in-edges / ALPHA, push again once a shrinking one holds fewer than
+        n / BETA vertices)."""
+        G = self.G
+        if method in ("auto", PULL):
+            self.in_ptr, self.in_ind = G.in_rows()
+            self.in_degree = np.diff(self.in_ptr)
+        else:
+            self.in_degree = self.out_degree
+        nq, frontier_edges, visited_in = self._stats()
+        unexplored = G.nstored - visited_in
+        direction = PULL if method == PULL else PUSH
+        growing, k, unvisited = True, 0, None
+
+        def pulls_next() -> bool:
+            return direction == PULL or (method == "auto" and growing and
+                                         frontier_edges > unexplored / ALPHA)
+        if pulls_next():
+            self.frontier_bits[:] = self.visited                 # the source alone
+        while nq:
+            k += 1
+            if pulls_next():
+                direction = PULL
+                if unvisited is None:
+                    unvisited = np.flatnonzero(self.level < 0)
+                unvisited = self._pull(k, unvisited)
+            else:
+                self._push(k)
+            new_nq, frontier_edges, visited_in = self._stats()
+            unexplored -= visited_in
+            if method == "auto" and direction == PULL:
+                if new_nq == 0 or (new_nq <= nq and new_nq < G.n / BETA):
+                    direction, growing, unvisited = PUSH, False, None
+            else:
+                growing = new_nq > nq
+            nq = new_nq
+            if nq:
+                self._publish(nq, as_frontier=pulls_next())
+
+    # ------------------------------------------------------------------ one level
+    def _push(self, k: int) -> None:
+        G = self.G
+        own, dest, targets, parents = _push_level(
+            G.indptr, G.indices, G.lo, G.hi, self.frontier, self.visited, self.parent,
+            self.level, k, self.step, self.ex.size)
+        order = np.argsort(dest, kind="stable")
+        counts = np.bincount(dest, minlength=self.ex.size)
+        (targets, parents), _ = self.ex.alltoallv([targets[order], parents[order]], counts)
+        self.frontier = np.concatenate([own, _claim(targets - G.lo, parents, self.parent,
+                                                    self.level, k)])
+
+    def _pull(self, k: int, unvisited: np.ndarray) -> np.ndarray:
+        self.frontier, left = _pull_level(self.in_ptr, self.in_ind, self.G.lo, unvisited,
+                                          self.frontier_bits, self.parent, self.level, k)
+        return left
+
+    def _stats(self) -> tuple[int, int, int]:
+        f = self.frontier
+        mine = np.array([f.size, self.out_degree[f].sum(), self.in_degree[f].sum()], np.int64)
+        return tuple(int(x) for x in self.ex.allreduce(mine, "sum"))
+
+    def _publish(self, nq: int, *, as_frontier: bool) -> None:
+        """Every rank's new frontier into the visited bitmap, and into the frontier
+        bitmap if ``as_frontier``: as a list of ids or as bitmaps of the ranges,
+        whichever is smaller."""
+        G = self.G
+        if nq * 4 < G.n / 8:
+            ids = (self.frontier + G.lo).astype(np.int32 if G.n < 2**31 else np.int64)
+            (ids,), _ = self.ex.allgather([ids])
+            _set_bits(self.visited, ids)
+            if as_frontier:
+                self.frontier_bits[:] = 0
+                _set_bits(self.frontier_bits, ids)
+            return
+        mine = np.zeros(G.nlocal, bool)
+        mine[self.frontier] = True
+        (bits,), _ = self.ex.allgather([np.packbits(mine, bitorder="little")])
+        self.visited |= bits
+        if as_frontier:
+            self.frontier_bits[:] = bits
+
+
+# ---------------------------------------------------------------------- compiled loops
+@njit(cache=True, nogil=True)
+def _set_bits(bits, ids):
+    for v in ids:
+        bits[v >> 3] |= np.uint8(1 << (v & 7))
+
+
+@njit(cache=True, nogil=True)
+def _push_level(indptr, indices, lo, hi, frontier, visited, parent, level, k, step, ranks):
+    """Expand the frontier's out-edges: unvisited targets of this range are visited
+    (returned as local offsets); others are marked and returned with their rank and
+    parent, to be sent."""
+    total = 0
+    for f in frontier:
+        total += indptr[f + 1] - indptr[f]
+    own = np.empty(total, np.int64)
+    dest = np.empty(total, np.int64)
+    targets = np.empty(total, np.int64)
+    parents = np.empty(total, np.int64)
+    nown = nsend = 0
+    for f in frontier:
+        u = f + lo
+        for e in range(indptr[f], indptr[f + 1]):
+            v = indices[e]
+            byte, bit = v >> 3, np.uint8(1 << (v & 7))
+            if visited[byte] & bit:
+                continue
+            visited[byte] |= bit
+            if lo <= v < hi:
+                parent[v - lo], level[v - lo] = u, k
+                own[nown] = v - lo
+                nown += 1
+            else:
+                dest[nsend] = min(v // step, ranks - 1)
+                targets[nsend], parents[nsend] = v, u
+                nsend += 1
+    return own[:nown], dest[:nsend], targets[:nsend], parents[:nsend]
+
+
+@njit(cache=True, nogil=True)
+def _claim(offsets, parents, parent, level, k):
+    """Visit the received targets still unvisited (the first parent wins); return them."""
+    new = np.empty(offsets.size, np.int64)
+    count = 0
+    for i in range(offsets.size):
+        v = offsets[i]
+        if level[v] < 0:
+            parent[v], level[v] = parents[i], k
+            new[count] = v
+            count += 1
+    return new[:count]
+
+
+@njit(cache=True, nogil=True)
+def _pull_level(indptr, indices, lo, unvisited, frontier_bits, parent, level, k):
+    """Each unvisited vertex takes its first in-neighbour in the frontier as parent;
+    return the new frontier and the vertices still unvisited (local offsets)."""
+    new = np.empty(unvisited.size, np.int64)
+    left = np.empty(unvisited.size, np.int64)
+    nnew = nleft = 0
+    for v in unvisited:
+        found = False
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if frontier_bits[u >> 3] & (1 << (u & 7)):
+                parent[v], level[v] = u, k
+                found = True
+                break
+        if found:
+            new[nnew] = v
+            nnew += 1
+        else:
+            left[nleft] = v
+            nleft += 1
+    return new[:nnew], left[:nleft]

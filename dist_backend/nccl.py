@@ -1,0 +1,121 @@
+"""GPU ranks: the distributed executor with each rank's part on its GPU, exchanging device
+arrays through NCCL (``cupy.cuda.nccl``).
+
+One GPU a rank (rank ``r`` of a host takes device ``r mod devices``). Rank 0 makes the
+NCCL communicator's id and the ranks share it over MPI. Every exchange of device arrays
+first agrees on the counts over MPI (:class:`~.exchange.Exchange`: time-outs and failure
+notes as on CPU ranks), then moves the data with NCCL: all-reduce, all-gather (padded to
+the largest part), and all-to-all as grouped sends and receives.
+
+The primitive steps are those of :class:`~.executor.PrimitiveSteps` on the gpu
+executor's vectors; the BFS, SCC and connected components run their texts' primitive
+steps; the spanning forest runs the host Borůvka of :mod:`.msf_steps` (its all-reduces
+over MPI). The local rows are a :class:`gpu_backend.DeviceMatrix` with ``n`` rows (the
+rows past the rank's range empty), since the gpu executor's products are square.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import cupy as cp
+import numpy as np
+from cupy.cuda import nccl
+
+from gpu_backend import DeviceMatrix, GpuVector
+from lagraph_py.registry import get_executor
+
+from .exchange import Exchange
+from .executor import _PATTERN_ONLY, DistMatrix, PrimitiveSteps
+from .graph import world
+from .msf_steps import MsfSteps
+
+_TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_FLOAT64,
+          np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.uint64): nccl.NCCL_UINT64,
+          np.dtype(np.uint8): nccl.NCCL_UINT8, np.dtype(bool): nccl.NCCL_UINT8}
+_OPS = {"sum": nccl.NCCL_SUM, "min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX}
+
+
+class NcclExchange:
+    """The collectives of :class:`~.exchange.Exchange` on CuPy arrays, through NCCL."""
+
+    def __init__(self, host: Exchange):
+        self.host, self.rank, self.size = host, host.rank, host.size
+        cp.cuda.Device(host.comm.Split_type(0).Get_rank()      # MPI.COMM_TYPE_SHARED
+                       % cp.cuda.runtime.getDeviceCount()).use()
+        uid = pickle.dumps(nccl.get_unique_id() if self.rank == 0 else None)
+        (ids,), counts = host.allgather([np.frombuffer(uid, np.uint8)])
+        uid = pickle.loads(ids[:counts[0]].tobytes())
+        self.comm = nccl.NcclCommunicator(self.size, uid, self.rank)
+
+    def _stream(self) -> int:
+        return cp.cuda.get_current_stream().ptr
+
+    def allreduce(self, x, op: str):
+        out = cp.empty_like(x)
+        self.comm.allReduce(x.data.ptr, out.data.ptr, x.size, _TYPES[x.dtype], _OPS[op],
+                            self._stream())
+        return out
+
+    def allgather(self, arrays):
+        counts = self.host.allgather([np.array([arrays[0].size], np.int64)])[0][0]
+        top = int(counts.max(initial=0))
+        outs = []
+        for a in arrays:
+            padded = cp.zeros(top, a.dtype)
+            padded[:a.size] = a
+            whole = cp.empty(top * self.size, a.dtype)
+            self.comm.allGather(padded.data.ptr, whole.data.ptr, top, _TYPES[a.dtype],
+                                self._stream())
+            outs.append(cp.concatenate([whole[r * top:r * top + int(c)]
+                                        for r, c in enumerate(counts)]))
+        return outs, counts
+
+    def alltoallv(self, arrays, counts):
+        received = self.host.arriving(counts)
+        sdispl = np.concatenate([[0], np.cumsum(counts)])
+        rdispl = np.concatenate([[0], np.cumsum(received)])
+        outs = [cp.empty(int(rdispl[-1]), a.dtype) for a in arrays]
+        nccl.groupStart()
+        for a, out in zip(arrays, outs):
+            t, item = _TYPES[a.dtype], a.dtype.itemsize
+            for r in range(self.size):
+                if counts[r]:
+                    self.comm.send(a.data.ptr + int(sdispl[r]) * item, int(counts[r]), t, r,
+                                   self._stream())
+                if received[r]:
+                    self.comm.recv(out.data.ptr + int(rdispl[r]) * item, int(received[r]), t,
+                                   r, self._stream())
+        nccl.groupEnd()
+        return outs, received
+
+
+class GpuRanksExecutor(MsfSteps, PrimitiveSteps):
+    """``backend="gpu"`` on a distributed graph: each rank's part on its GPU."""
+
+    name = "distributed-gpu"
+    xp = cp
+
+    def __init__(self, exchange: Exchange | None = None):
+        self.exchange = exchange or world()
+        self.data = NcclExchange(self.exchange)
+        self.local = get_executor("gpu")
+
+    def mxv(self, A, u, semiring, *, mask=None, complement=False):
+        # the local rows are an n x n matrix (rows past the range empty): pad the mask to
+        # n, keep the range of the product
+        whole = self._gathered(u, semiring not in _PATTERN_ONLY)
+        m = None
+        if mask is not None:
+            present = cp.zeros(A.n, bool)
+            present[:A.nlocal] = mask.local.present
+            m = GpuVector(A.n, cp.zeros(A.n, np.int64), present)
+        w = self.local.mxv(A.local, whole, semiring, mask=m, complement=complement)
+        return self._wrap(A.n, GpuVector(A.nlocal, w.values[:A.nlocal], w.present[:A.nlocal]))
+
+    def local_matrix(self, M: DistMatrix):
+        indptr = np.concatenate([M.indptr, np.full(M.n - M.nlocal, M.indptr[-1])])
+        return DeviceMatrix(None, False, True, indptr, M.indices)
+
+
+__all__ = ["GpuRanksExecutor", "NcclExchange"]

@@ -1,0 +1,92 @@
+"""Run by tests/test_distributed.py under mpiexec: the distributed executors against the
+single-process ones on random graphs, on every rank; exits non-zero on a difference.
+
+Each graph is built the same on every rank (seeded), split by DistGraph.from_graph (and
+other constructors where named), and every result gathered on rank 0 must equal the cpu
+executor's: levels, forests, labels exactly; BFS parents valid (lagraph_py.validate and
+an independent check).
+"""
+
+import sys
+
+import numpy as np
+
+import lagraph_py as lg
+from dist_backend import DistGraph, DistributedExecutor
+from lagraph_py.cpu import CpuExecutor
+
+sys.path.insert(0, sys.argv[1])                # the tests folder: oracles.py
+from oracles import check_bfs_parents  # noqa: E402
+
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+
+
+def graphs(rng):
+    """Random graphs of every shape the tests name: empty, isolated vertices, a rank
+    without edges, self-loops, duplicates, stars, paths, int64 weights and ids."""
+    yield "empty", lg.Graph.from_edges([], [], n=0, directed=False)
+    yield "isolated", lg.Graph.from_edges([], [], n=70, directed=True)
+    yield "one-rank-edges", lg.Graph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], n=300,
+                                                weight=[3, 1, 2, 1], directed=False)
+    yield "path", lg.Graph.from_edges(np.arange(199), np.arange(1, 200), directed=True)
+    yield "star", lg.Graph.from_edges(np.zeros(150, int), np.arange(1, 151), directed=False)
+    for i in range(ROUNDS):
+        n = int(rng.integers(1, 400))
+        m = int(rng.integers(0, 4 * n))
+        src, dst = rng.integers(0, n, (2, m))
+        kind = ["none", "int", "float"][i % 3]
+        w = (None if kind == "none" else rng.integers(-5, 5, m) if kind == "int"
+             else rng.integers(0, 4, m) / 2)
+        yield f"random{i}", lg.Graph.from_edges(src, dst, w, n=n, directed=bool(i % 2))
+    yield "kron", lg.generate.kronecker(10, seed=2, weights="uniform")
+    yield "kron-directed", lg.generate.kronecker(9, seed=1, directed=True)
+
+
+def main():
+    rng = np.random.default_rng(7)
+    executors = [("fused", DistributedExecutor()), ("primitives", Primitives())]
+    for name, G in graphs(rng):
+        D = DistGraph.from_graph(G)
+        for label, ex in executors:
+            where = f"{name} ({label}, rank {D.rank})"
+            if G.n:
+                for s in {0, G.n // 2, G.n - 1}:
+                    for method in ("auto", "push", "pull"):
+                        r = lg.bfs(D, s, backend=ex, method=method)
+                        level, parent = D.gather(r.level), D.gather(r.parent)
+                        if D.rank == 0:
+                            ref = lg.bfs(G, s, backend=CpuExecutor())
+                            assert np.array_equal(level, ref.level), f"{where}: bfs levels"
+                            got = lg.BFSResult(s, level, parent)
+                            lg.validate.bfs(G, s, got)
+                            check_bfs_parents(G, s, parent)
+            U = G if not G.directed else None
+            if U is not None:
+                f = lg.msf(D, backend=ex)
+                ref = lg.msf(G, backend=CpuExecutor())
+                for field in ("src", "dst", "weight"):
+                    assert np.array_equal(getattr(f, field), getattr(ref, field)), \
+                        f"{where}: msf {field}"
+                assert f.total_weight == ref.total_weight, f"{where}: msf total"
+                component = D.gather(f.component)
+                if D.rank == 0:
+                    assert np.array_equal(component, ref.component), f"{where}: msf comp"
+            c = lg.scc(D, backend=ex)
+            labels = D.gather(c.labels)
+            if D.rank == 0:
+                assert np.array_equal(labels, lg.scc(G, backend=CpuExecutor()).labels), \
+                    f"{where}: scc labels"
+    if DistGraph.from_graph(lg.generate.grid(2, 2)).rank == 0:
+        print("agree: every result equal")
+
+
+class Primitives(DistributedExecutor):
+    """The distributed executor running BFS by the text's primitive steps (the MSF text
+    reads the whole graph on the host: a distributed graph runs the fused one)."""
+
+    name = "distributed-primitives"
+    bfs_search = lg.executor.Executor.bfs_search
+
+
+if __name__ == "__main__":
+    main()
