@@ -1,6 +1,7 @@
 """BFS on every executor and method: levels against an independent oracle, parents by the
 Graph500 rules, result conventions and input validation."""
 
+import contextlib
 from unittest import mock
 
 import numpy as np
@@ -68,56 +69,90 @@ def test_kronecker_all_methods_agree_with_scipy(backend, directed):
         lg.validate.bfs(G, s, r)
 
 
-#: The cpu executor's small-graph search as shipped (one compiled call on these graphs) and
-#: turned off (the algorithm text on the compiled group steps).
-SEARCHES = pytest.mark.parametrize("small_graph", [FusedCpuExecutor.small_graph, -1],
-                                   ids=["whole-search", "group-steps"])
-#: Push levels with a branch per edge on no graph, and on every graph.
-BRANCHES = pytest.mark.parametrize("branchless_degree", [np.inf, 0],
-                                   ids=["branchless", "branches"])
+def as_index_type(G, index_type):
+    """``G`` with its CSR arrays of ``index_type`` (the Graph's own choice is int32)."""
+    return lg.Graph(G.n, G.directed, G.indptr.astype(index_type),
+                    G.indices.astype(index_type), G.weights)
 
 
-@SEARCHES
-@BRANCHES
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(graphs(max_n=40), st.data())
-def test_fused_cpu_equals_reference_executor(small_graph, branchless_degree, G, data):
-    """The compiled group steps give the reference executor's levels, and valid parents."""
+def check_parents(G, source, level, parent):
+    """Independent of lg.validate: the source is its own parent; every other vertex with a
+    level has a parent with an edge to it, exactly one level up; the rest have none."""
+    edges = G.rows().astype(np.int64) * G.n + G.indices
+    assert parent[source] == source and level[source] == 0
+    np.testing.assert_array_equal(parent < 0, level < 0)
+    child = np.flatnonzero(level > 0)
+    assert np.isin(parent[child] * G.n + child, edges).all()
+    np.testing.assert_array_equal(level[parent[child]], level[child] - 1)
+
+
+#: Tunings of the cpu executor's compiled search, each a set of patches: as shipped; every
+#: level on every core (a pull level in blocks of one word, so that both cores take some);
+#: the direction changing as often as the rule's counts allow (pull whenever the frontier
+#: grows past the unvisited count, back to push whenever it shrinks), on one core and on
+#: every core; push levels with a branch per edge on every graph, and on none.
+TUNINGS = {
+    "shipped": {},
+    "parallel": {(FusedCpuExecutor, "parallel_work"): 0, (fused_bfs, "PARALLEL_PUSH"): 1 << 62,
+                 (fused_bfs, "PULL_BLOCK"): 1},
+    "switching": {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1},
+    "switching-parallel": {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
+                           (FusedCpuExecutor, "parallel_work"): 0,
+                           (fused_bfs, "PARALLEL_PUSH"): 1 << 62, (fused_bfs, "PULL_BLOCK"): 1},
+    "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0},
+    "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf,
+                   (fused_bfs, "BRANCHLESS_VERTICES"): 0},
+}
+
+
+@contextlib.contextmanager
+def tuned(name):
+    with contextlib.ExitStack() as stack:
+        for (owner, attr), value in TUNINGS[name].items():
+            stack.enter_context(mock.patch.object(owner, attr, value))
+        yield
+
+
+@pytest.mark.parametrize("tuning", TUNINGS)
+@pytest.mark.parametrize("index_type", [np.int32, np.int64])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_n=150), st.data())
+def test_fused_cpu_equals_reference_executor(tuning, index_type, G, data):
+    """The compiled search gives the reference executor's levels and a valid BFS tree, for
+    every method and output, under every tuning, on either index type."""
     if G.n == 0:
         return
+    G = as_index_type(G, index_type)
     s = data.draw(st.integers(0, G.n - 1), label="source")
     for m in methods("cpu"):
         expected = lg.bfs(G, s, method=m, backend=CpuExecutor())
-        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph), \
-                mock.patch.object(fused_bfs, "BRANCHLESS_DEGREE", branchless_degree):
+        with tuned(tuning):
             r = lg.bfs(G, s, method=m)
             levels_only = lg.bfs(G, s, method=m, parents=False)
             parents_only = lg.bfs(G, s, method=m, levels=False)
         np.testing.assert_array_equal(r.level, expected.level, err_msg=m)
         lg.validate.bfs(G, s, r)
+        check_parents(G, s, r.level, r.parent)
         assert levels_only.parent is None and parents_only.level is None
         np.testing.assert_array_equal(levels_only.level, expected.level, err_msg=m)
-        lg.validate.bfs(G, s, lg.BFSResult(s, r.level, parents_only.parent))
+        lg.validate.bfs(G, s, lg.BFSResult(s, None, parents_only.parent))
+        check_parents(G, s, expected.level, parents_only.parent)
 
 
-@pytest.mark.parametrize("index_type", [np.int32, np.int64])
-def test_small_graph_search_is_one_call_without_steps(index_type):
-    """A small graph's auto and push BFS run no step (the whole search is one compiled
-    call), on either index type; a larger one runs the text."""
-    G = lg.generate.grid(30, 40)
-    G = lg.Graph(G.n, False, G.indptr.astype(index_type), G.indices.astype(index_type), None)
-    expected = bfs_levels(G, 7)
-    for m in ("auto", "push"):
-        with mock.patch.object(FusedCpuExecutor, "bfs_push_levels",
-                               side_effect=AssertionError):
-            r = lg.bfs(G, 7, method=m)
-        np.testing.assert_array_equal(r.level, expected)
-        lg.validate.bfs(G, 7, r)
-        with mock.patch.object(FusedCpuExecutor, "small_graph", G.nstored - 1), \
-                mock.patch.object(FusedCpuExecutor, "bfs_push_levels",
-                                  side_effect=AssertionError), \
-                pytest.raises(AssertionError):
-            lg.bfs(G, 7, method=m)
+@pytest.mark.parametrize("method", ["auto", "push", "pull"])
+def test_cpu_search_is_one_call_without_steps(method):
+    """Every cpu search, whatever the graph's size, runs no executor step: the whole
+    search is one compiled call."""
+    G = lg.generate.kronecker(12, 8, seed=1)
+    s = int(np.argmax(G.out_degree()))
+    steps = ("bfs_level", "bfs_push_levels", "bfs_pull_levels", "vxm", "mxv", "vector",
+             "assign", "to_dense")
+    with contextlib.ExitStack() as stack:
+        for step in steps:
+            stack.enter_context(mock.patch.object(FusedCpuExecutor, step,
+                                                  side_effect=AssertionError(step)))
+        r = lg.bfs(G, s, method=method)
+    np.testing.assert_array_equal(r.level, bfs_levels(G, s))
 
 
 @pytest.mark.parametrize("make", [
@@ -126,32 +161,22 @@ def test_small_graph_search_is_one_call_without_steps(index_type):
     lambda: lg.generate.kronecker(15, 8, seed=1),
     lambda: lg.generate.kronecker(15, 8, seed=1, directed=True),
 ], ids=["road", "grid", "kronecker", "kronecker-directed"])
-@SEARCHES
-@BRANCHES
-def test_long_diameter_and_power_law_graphs(make, small_graph, branchless_degree):
-    """Graphs large enough for the parallel push and pull and the many-level loops."""
+@pytest.mark.parametrize("tuning", ["shipped", "parallel", "switching-parallel"])
+def test_long_diameter_and_power_law_graphs(make, tuning):
+    """Graphs large enough for the parallel levels and the direction switches as shipped,
+    from a hub and from a vertex of the fewest edges."""
     G = make()
-    s = int(np.argmax(G.out_degree()))
-    dist = csgraph.shortest_path(G.to_scipy().astype(bool), unweighted=True, indices=s,
-                                 directed=G.directed)
-    expected = np.where(np.isinf(dist), -1, dist).astype(np.int64)
-    for m in methods("cpu"):
-        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph), \
-                mock.patch.object(fused_bfs, "BRANCHLESS_DEGREE", branchless_degree):
-            r = lg.bfs(G, s, method=m)
-        np.testing.assert_array_equal(r.level, expected, err_msg=m)
-        lg.validate.bfs(G, s, r)
-
-
-@pytest.mark.parametrize("method", ["push", "pull"])
-def test_cpu_runs_a_whole_search_in_one_group_step(method):
-    """No per-level step on the cpu for an explicit method: one multi-level group step."""
-    G = lg.Graph.from_edges(np.arange(199), np.arange(1, 200), directed=False)
-    ex = get_executor("cpu")
-    with mock.patch.object(type(ex), "bfs_level", side_effect=AssertionError), \
-            mock.patch.object(type(ex), "small_graph", -1):      # not the whole search
-        r = lg.bfs(G, 0, method=method)
-    np.testing.assert_array_equal(r.level, np.arange(200))
+    degree = G.out_degree()
+    for s in (int(np.argmax(degree)), int(np.argmin(np.where(degree > 0, degree, G.n)))):
+        dist = csgraph.shortest_path(G.to_scipy().astype(bool), unweighted=True, indices=s,
+                                     directed=G.directed)
+        expected = np.where(np.isinf(dist), -1, dist).astype(np.int64)
+        for m in methods("cpu"):
+            with tuned(tuning):
+                r = lg.bfs(G, s, method=m)
+            np.testing.assert_array_equal(r.level, expected, err_msg=m)
+            lg.validate.bfs(G, s, r)
+            check_parents(G, s, r.level, r.parent)
 
 
 def test_long_path(backend):
