@@ -155,6 +155,39 @@ def test_cpu_search_is_one_call_without_steps(method):
     np.testing.assert_array_equal(r.level, bfs_levels(G, s))
 
 
+def burst_ladder_burst(directed):
+    """A graph whose search from 0 pulls, pushes, then pulls again under the shipped rule:
+    0 and a clique of 20 (pulled at level 2), a ladder of 12 rungs (pushed, two vertices
+    a level joined by a rung), a hub with 30 leaves paired by edges (a frontier of many
+    edges, with edges inside the level) and a tail behind each leaf (pulled)."""
+    clique = np.arange(1, 21)
+    edges = [(0, v) for v in clique] + [(u, v) for u in clique for v in clique if u < v]
+    a, b = 21 + 2 * np.arange(12), 22 + 2 * np.arange(12)
+    edges += [(20, a[0]), (20, b[0])] + list(zip(a, b)) + list(zip(a, a[1:]))
+    edges += list(zip(b, b[1:]))
+    hub = 45
+    leaves, tails = hub + 1 + np.arange(30), hub + 31 + np.arange(30)
+    edges += [(a[-1], hub), (b[-1], hub)] + [(hub, v) for v in leaves]
+    edges += list(zip(leaves[::2], leaves[1::2])) + list(zip(leaves, tails))
+    src, dst = np.array(edges).T
+    if directed:                    # each edge both ways: pull levels read the transpose
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    return lg.Graph.from_edges(src, dst, directed=directed)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("tuning", ["shipped", "parallel"])
+def test_direction_changes_back_and_forth(directed, tuning):
+    """Pull, push, pull again: the second pull phase must not take again what the push
+    levels between took (same-level edges in the last push level would re-take them)."""
+    G = burst_ladder_burst(directed)
+    with tuned(tuning):
+        r = lg.bfs(G, 0)
+    np.testing.assert_array_equal(r.level, bfs_levels(G, 0))
+    lg.validate.bfs(G, 0, r)
+    check_parents(G, 0, r.level, r.parent)
+
+
 @pytest.mark.parametrize("make", [
     lambda: lg.generate.road(60, 70, seed=1),
     lambda: lg.generate.grid(45, 50),

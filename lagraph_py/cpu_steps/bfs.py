@@ -63,15 +63,26 @@ PARALLEL_PUSH = 16
 #: 55 x 55, 3.9 per vertex: 22 against 13 µs; Kronecker 12: 140 against 96 µs).
 BRANCHLESS_DEGREE = 3.5
 BRANCHLESS_VERTICES = 1 << 14
+#: Where the text's rule would pull, the search first estimates the in-edges the pull level
+#: would probe from this many vertices spread over the ids, and pulls only if they are fewer
+#: than the frontier's out-edges, which a push level would scan; likewise it goes back to
+#: push where the last pull level probed more edges than the new frontier has. A pull
+#: level probes from one edge per unvisited vertex, on a Kronecker graph, whose unvisited
+#: vertices mostly neighbour a hub of the frontier, to most of their edges, on a web
+#: crawl or a social network, where the text's rule alone pulls at 2-3 times a push
+#: level's cost (cnr-2000: 3.7 against 1.2 ms, one core).
+PULL_SAMPLES = 1024
 #: Words (64 vertices each) of the bitmaps a core takes at a time in a parallel pull level;
 #: the cores take every other block, so that a range of costly vertices is shared.
 PULL_BLOCK = 16
 
 _AUTO, _PUSH, _PULL = 0, 1, 2
 _METHODS = {"auto": _AUTO, PUSH: _PUSH, PULL: _PULL}
-_NO_HEADS = {size: np.zeros(0, dtype=f"u{size}") for size in (4, 8)}
+_NO_PULL = {size: (np.zeros(0, dtype=f"u{size}"), np.zeros(0, dtype=np.uint64))
+            for size in (4, 8)}           # (heads and has_in of a search that never pulls)
 _ONE = np.uint64(1)                      # (unsigned arithmetic in the compiled loops)
 _WORD = np.uint64(64)
+_PACK = np.uint64(0x0102040810204080)    # (w * _PACK) >> 56: the low bits of w's 8 bytes
 
 
 @njit(cache=True, inline="always")
@@ -171,74 +182,106 @@ def _collect(reached, order, tail):
 
 
 @njit(cache=True, inline="always")
-def _pull_words(tptr, tind, heads, first, last, fresh, todo, front, nxt, visited, parents,
-                levels, k):
+def _first_in(tptr, tind, heads, front, u, none):
+    """``(p, probes)``: ``p`` the first in-neighbour of ``u`` in the bitmap ``front``, its
+    ``heads`` entry first (``none`` if there is none), found in ``probes`` tests."""
+    p = np.uint64(heads[u])
+    if front[p >> 6] >> (p & 63) & _ONE:
+        return p, 1
+    start, stop = tptr[u], tptr[u + _ONE]
+    e = start
+    while e < stop:
+        v = np.uint64(tind[e])
+        e += _ONE
+        if front[v >> 6] >> (v & 63) & _ONE:
+            return v, np.int64(e - start) + 1
+    return none, np.int64(e - start) + 1
+
+
+@njit(cache=True)
+def _pull_cost(tptr, tind, heads, front, visited, samples):
+    """The in-edges a pull level from the bitmap ``front`` would probe, estimated from
+    ``samples`` vertices spread evenly over the ids (the unvisited among them probing as
+    a pull level would)."""
+    n = tptr.size - 1
+    none = np.uint64(n)
+    probes = 0
+    for i in range(samples):
+        u = np.uint64((2 * i + 1) * n // (2 * samples))
+        if not visited[u] and tptr[u + _ONE] > tptr[u]:
+            probes += _first_in(tptr, tind, heads, front, u, none)[1]
+    return probes * n // samples
+
+
+@njit(cache=True, inline="always")
+def _pull_words(indptr, tptr, tind, heads, has_in, first, last, fresh, todo, front, nxt,
+                visited, parents, levels, k):
     """One pull level over the vertices of bitmap words ``first:last``: each vertex of
     ``todo`` (unvisited, with in-edges) with an in-neighbour in ``front`` is visited from
     the first such, its ``heads`` entry first, and moves from ``todo`` to ``nxt``.
-    ``fresh``: ``todo`` is yet to be made, from ``visited``. Returns (vertices visited,
-    their in-edges)."""
-    n = visited.size
-    none = np.uint64(n)
-    awake, vin = 0, 0
+    ``fresh``: ``todo`` is yet to be made, from ``has_in`` (the vertices with in-edges)
+    and ``visited`` (a byte map, 64 bytes a word). Returns the vertices visited, their
+    in-edges and out-edges, and the in-edges probed."""
+    none = np.uint64(tptr.size - 1)
+    seen8 = visited.view(np.uint64)
+    awake, vin, vout, probes = 0, 0, 0, 0
     for w in range(first, last):
         if fresh:
-            bits = np.uint64(0)
-            for u in range(w * 64, min(w * 64 + 64, n)):     # (without a branch)
-                todo_u = np.uint64(not visited[u]) & np.uint64(tptr[u + 1] > tptr[u])
-                bits |= todo_u << np.uint64(u - w * 64)
-            todo[w] = bits
+            seen = np.uint64(0)
+            for j in range(8):              # 8 bytes of 0 or 1 -> 8 bits, by a multiply
+                seen |= (seen8[w * 8 + j] * _PACK >> np.uint64(56)) << np.uint64(8 * j)
+            todo[w] = has_in[w] & ~seen
         rest, found = todo[w], np.uint64(0)
         while rest:
             bit = trailing_zeros(rest)
             rest &= rest - _ONE
             u = np.uint64(w * 64) + bit
-            p = np.uint64(heads[u])
-            if not front[p >> 6] >> (p & 63) & _ONE:
-                p = none
-                for e in range(tptr[u], tptr[u + _ONE]):
-                    v = np.uint64(tind[e])
-                    if front[v >> 6] >> (v & 63) & _ONE:
-                        p = v
-                        break
+            p, cost = _first_in(tptr, tind, heads, front, u, none)
+            probes += cost
             if p < none:
                 _visit(u, p, k, visited, parents, levels)
                 found |= _ONE << bit
                 awake += 1
                 vin += np.int64(tptr[u + _ONE] - tptr[u])
+                vout += np.int64(indptr[u + _ONE] - indptr[u])
         todo[w] ^= found
         nxt[w] = found
-    return awake, vin
+    return awake, vin, vout, probes
 
 
 @njit(cache=True)
-def _pull_level(tptr, tind, heads, fresh, todo, front, nxt, visited, parents, levels, k):
+def _pull_level(indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt, visited,
+                parents, levels, k):
     """:func:`_pull_words` over every word, on one core."""
-    return _pull_words(tptr, tind, heads, 0, nxt.size, fresh, todo, front, nxt, visited,
-                       parents, levels, k)
+    return _pull_words(indptr, tptr, tind, heads, has_in, 0, nxt.size, fresh, todo, front,
+                       nxt, visited, parents, levels, k)
 
 
 @njit(cache=True, parallel=True)
-def _pull_level_parallel(tptr, tind, heads, fresh, todo, front, nxt, visited, parents,
-                         levels, k, block, cores):
+def _pull_level_parallel(indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt,
+                         visited, parents, levels, k, block, cores):
     """:func:`_pull_words` over ``cores`` cores, each taking every ``cores``-th block of
     ``block`` words."""
     words = nxt.size
     nblocks = (words + block - 1) // block
-    awake, vin = 0, 0
+    awake, vin, vout, probes = 0, 0, 0, 0
     for c in prange(cores):
         for b in range(c, nblocks, cores):
-            a, i = _pull_words(tptr, tind, heads, b * block, min(b * block + block, words),
-                               fresh, todo, front, nxt, visited, parents, levels, k)
+            a, i, o, p = _pull_words(indptr, tptr, tind, heads, has_in, b * block,
+                                     min(b * block + block, words), fresh, todo, front,
+                                     nxt, visited, parents, levels, k)
             awake += a
             vin += i
-    return awake, vin
+            vout += o
+            probes += p
+    return awake, vin, vout, probes
 
 
 @njit(cache=True, parallel=True)
 def _pull_heads(tptr, tind, indptr):
-    """For each vertex, its in-neighbour with the most out-edges (0 if none): a pull's
-    first probe, since a hub is likely in the frontier."""
+    """What pull levels read besides the CSR: for each vertex, its in-neighbour with the
+    most out-edges (0 if none), a pull's first probe, since a hub is likely in the
+    frontier; and the bitmap of the vertices with in-edges."""
     n = tptr.size - 1
     heads = np.zeros(n, dtype=tind.dtype)
     for v in prange(n):
@@ -248,7 +291,21 @@ def _pull_heads(tptr, tind, indptr):
             if indptr[u + 1] - indptr[u] > most:
                 most = indptr[u + 1] - indptr[u]
                 heads[v] = u
-    return heads
+    has_in = np.zeros((n + 63) // 64, dtype=np.uint64)
+    for w in prange(has_in.size):
+        for u in range(w * 64, min(w * 64 + 64, n)):
+            if tptr[u + 1] > tptr[u]:
+                has_in[w] |= _ONE << np.uint64(u - w * 64)
+    return heads, has_in
+
+
+@njit(cache=True)
+def _queue_to_bitmap(order, head, end, front):
+    """``front`` (cleared first) marks the vertices ``order[head:end]``."""
+    front[:] = 0
+    for i in range(head, end):
+        v = np.uint64(order[i])
+        front[v >> 6] |= _ONE << (v & 63)
 
 
 @njit(cache=True)
@@ -262,14 +319,16 @@ def _edge_sum(ptr, order, first, last):
 
 
 @njit(cache=True)
-def _search(indptr, indices, tptr, tind, heads, s, parents, levels, method, branchless,
-            max_degree, alpha, beta, push_work, pull_work, pull_block, cores):
+def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, bytemaps,
+            queues, bitmaps, method, branchless, max_degree, alpha, beta, samples, push_work,
+            pull_work, pull_block, cores):
     """BFS from ``s`` (``method``: ``_AUTO``, ``_PUSH`` or ``_PULL``): write ``parents``
     and ``levels`` (filled with -1; None: not asked for) of the vertices reached.
 
     ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph),
-    ``heads`` the first probes of pull levels (:func:`_pull_heads`; empty if ``method``
-    is ``_PUSH``), ``max_degree`` the most out-edges of a vertex; ``alpha`` and ``beta``
+    ``heads`` and ``has_in`` what pull levels read besides (:func:`_pull_heads`; empty if
+    ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work arrays
+    (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex; ``alpha`` and ``beta``
     weigh the direction rule; a push level of over ``push_work`` frontier edges and a pull
     level on a graph of over ``pull_work`` vertices run on ``cores`` cores, a pull level
     in blocks of ``pull_block`` words. The rule's counts are taken only where it is
@@ -280,54 +339,55 @@ def _search(indptr, indices, tptr, tind, heads, s, parents, levels, method, bran
     n = np.uint64(indptr.size - 1)
     nv = np.int64(n)
     s = np.uint64(s)
-    visited = np.zeros(n, dtype=np.bool_)
-    order = np.empty(n + _ONE, dtype=indices.dtype)       # the levels in order
-    porder = np.empty(n + _ONE if branchless else np.uint64(0), dtype=indices.dtype)
-    reached = np.zeros(0, dtype=np.bool_)                 # for parallel push levels
-    todo = np.zeros(0, dtype=np.uint64)                   # bitmaps of pull levels
-    front, nxt = todo, todo
+    visited, reached = bytemaps[0], bytemaps[1]
+    visited[:] = False
+    order = queues[0]                                     # the levels in order
+    porder = queues[1] if branchless else queues[1, :0]
+    todo, front, nxt = bitmaps[0], bitmaps[1], bitmaps[2]
+    fresh = True
     _visit(s, s, 0, visited, parents, levels)
     order[0] = s
     head, end, counted, pushed = np.uint64(0), _ONE, np.uint64(0), np.uint64(0)
     unexplored = np.int64(tptr[n])                        # in-edges of the unvisited
     nq, nvisited, k, growing, pulling = 1, 1, 0, True, method == _PULL
+    frontier_edges = -1                                   # out-edges (-1: not counted)
     while nq:
         k += 1
-        frontier_edges = -1                               # (not counted)
-        if method == _AUTO and not pulling and growing and nq * max_degree > nv - nvisited:
+        if (method == _AUTO and not pulling and growing
+                and nq * max_degree > nv - nvisited):     # (else a pull costs more)
             unexplored -= _edge_sum(tptr, order, counted, end)
             counted = end
             frontier_edges = _edge_sum(indptr, order, head, end)
-            pulling = (frontier_edges * alpha > unexplored
-                       and frontier_edges > nv - nvisited)
+            if frontier_edges * alpha > unexplored:       # the text's rule; then the cost
+                _queue_to_bitmap(order, head, end, front)
+                cost = _pull_cost(tptr, tind, heads, front, visited, samples)
+                cost += nv // (8 if fresh else 64)         # (making todo; scanning it)
+                pulling = cost < frontier_edges
+                if pulling:
+                    head = end
         if pulling:
-            fresh = todo.size == 0
-            if fresh:
-                todo = np.empty((n + _WORD - _ONE) // _WORD, dtype=np.uint64)
-                front = np.zeros(todo.size, dtype=np.uint64)
-                nxt = np.empty(todo.size, dtype=np.uint64)
-            else:                               # taken off todo: the vertices pushed since
+            if not fresh:                       # taken off todo: the vertices pushed since
                 for i in range(pushed, end):
                     v = np.uint64(order[i])
                     todo[v >> 6] &= ~(_ONE << (v & 63))
             if head < end:                                 # a queue becomes a bitmap
-                front[:] = 0
-                for i in range(head, end):
-                    v = np.uint64(order[i])
-                    front[v >> 6] |= _ONE << (v & 63)
+                _queue_to_bitmap(order, head, end, front)
                 head = end
             if nv > pull_work:
-                awake, vin = _pull_level_parallel(tptr, tind, heads, fresh, todo, front,
-                                                  nxt, visited, parents, levels, k,
-                                                  pull_block, cores)
+                awake, vin, frontier_edges, probes = _pull_level_parallel(
+                    indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt, visited,
+                    parents, levels, k, pull_block, cores)
             else:
-                awake, vin = _pull_level(tptr, tind, heads, fresh, todo, front, nxt,
-                                         visited, parents, levels, k)
+                awake, vin, frontier_edges, probes = _pull_level(
+                    indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt, visited,
+                    parents, levels, k)
             front, nxt = nxt, front
+            fresh = False
             unexplored -= vin
             last_nq, nq = nq, awake
             nvisited += nq
-            if method == _AUTO and (nq == 0 or nq <= last_nq and nq * beta < nv):
+            if method == _AUTO and (nq == 0 or nq <= last_nq and nq * beta < nv
+                                    or frontier_edges < probes):
                 pulling, growing = False, False           # back to push: a queue
                 for w in range(front.size):
                     rest = front[w]
@@ -340,9 +400,6 @@ def _search(indptr, indices, tptr, tind, heads, s, parents, levels, method, bran
         if frontier_edges < 0 and nq * max_degree > push_work:
             frontier_edges = _edge_sum(indptr, order, head, end)
         if frontier_edges > push_work:
-            if reached.size == 0:
-                reached = np.zeros((n + np.uint64(7)) // np.uint64(8) * np.uint64(8),
-                                   dtype=np.bool_)
             bounds = _edge_slices(indptr, order, head, end, frontier_edges, cores)
             _push_level_parallel(indptr, indices, order, bounds, visited, reached,
                                  parents, levels, k)
@@ -353,7 +410,7 @@ def _search(indptr, indices, tptr, tind, heads, s, parents, levels, method, bran
         last_nq, nq = nq, np.int64(tail - end)
         nvisited += nq
         head, end = end, tail
-        growing = nq > last_nq
+        growing, frontier_edges = nq > last_nq, -1
 
 
 class _Csr(NamedTuple):
@@ -366,6 +423,24 @@ class _Csr(NamedTuple):
     @classmethod
     def of(cls, G) -> _Csr:
         return cls(*as_unsigned(G.indptr, G.indices), int(np.diff(G.indptr).max(initial=0)))
+
+
+class _Scratch(NamedTuple):
+    """The work arrays of :func:`_search` on one Graph, cached with it: made once, since
+    the pages of a fresh array cost more to touch than a search of a few milliseconds
+    takes to fill them (and freeing several large arrays at once returns them to the
+    system)."""
+
+    bytemaps: np.ndarray    #: visited and reached, a byte a vertex (n rounded up to 64)
+    queues: np.ndarray      #: the queue of vertices and, branchless, their parents
+    bitmaps: np.ndarray     #: todo, front and next of pull levels
+
+    @classmethod
+    def of(cls, G) -> _Scratch:
+        words = (G.n + 63) // 64
+        return cls(np.zeros((2, 64 * words), dtype=np.bool_),
+                   np.empty((2, G.n + 1), dtype=G.indices.dtype.str.replace("i", "u")),
+                   np.empty((3, words), dtype=np.uint64))
 
 
 class BfsSteps:
@@ -398,13 +473,15 @@ class BfsSteps:
             AT = G._cached("cpu.bfs.csr.T", lambda: _Csr.of(G.transpose()))
         level = np.full(G.n, -1, dtype=np.int64) if levels else None
         parent = np.full(G.n, -1, dtype=np.int64) if parents else None
-        heads = _NO_HEADS[A.indices.dtype.itemsize]      # (a search that never pulls)
+        heads, has_in = _NO_PULL[A.indices.dtype.itemsize]
         if method != PUSH:
-            heads = G._cached("cpu.bfs.heads",
-                              lambda: _pull_heads(AT.indptr, AT.indices, A.indptr))
+            heads, has_in = G._cached("cpu.bfs.heads",
+                                      lambda: _pull_heads(AT.indptr, AT.indices, A.indptr))
         branchless = G.n >= BRANCHLESS_VERTICES and G.nstored < BRANCHLESS_DEGREE * G.n
         push_work = max(self.parallel_work, G.n // PARALLEL_PUSH)
-        _search(A.indptr, A.indices, AT.indptr, AT.indices, heads, source, parent, level,
-                _METHODS[method], branchless, A.max_degree, ALPHA, BETA, push_work,
-                self.parallel_work, PULL_BLOCK, numba.get_num_threads())
+        work = G._cached("cpu.bfs.scratch", lambda: _Scratch.of(G))
+        _search(A.indptr, A.indices, AT.indptr, AT.indices, heads, has_in, source, parent,
+                level, *work, _METHODS[method], branchless, A.max_degree, ALPHA, BETA,
+                min(PULL_SAMPLES, G.n), push_work, self.parallel_work, PULL_BLOCK,
+                numba.get_num_threads())
         return level, parent
