@@ -97,27 +97,41 @@ def _visit(v, u, k, visited, parents, levels):
 
 
 @njit(cache=True, inline="always")
+def _push_slice(indptr, indices, order, first, last, tail, visited, parents, levels, k,
+                reached):
+    """Push the frontier vertices ``order[first:last]``: append each vertex they visit to
+    ``order`` from ``tail`` on and return the new tail, or, given a byte map ``reached``
+    (cores pushing slices of one frontier), mark it there."""
+    for i in range(first, last):
+        u = order[i]
+        for e in range(indptr[u], indptr[u + _ONE]):
+            v = indices[e]
+            if not visited[v]:
+                _visit(v, u, k, visited, parents, levels)
+                if reached is None:
+                    order[tail] = v
+                    tail += _ONE
+                else:
+                    reached[v] = True
+    return tail
+
+
+@njit(cache=True, inline="always")
 def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, porder):
     """Push the frontier ``order[head:end]`` one level on one core, appending the vertices
     it visits to ``order`` from ``end`` on; return the new end.
 
-    With an empty ``porder`` a vertex is tested and taken in one branch. Otherwise (an
-    array as long as ``order``, which then holds one slot more than there are vertices)
-    the edges run without a branch: each edge's head and tail are written at ``tail``,
-    which moves on only for a new vertex, and the parents and levels are set afterwards
-    from ``porder`` (:data:`BRANCHLESS_DEGREE` says where that pays).
+    With an empty ``porder`` a vertex is tested and taken in one branch
+    (:func:`_push_slice`). Otherwise (an array as long as ``order``, which then holds one
+    slot more than there are vertices) the edges run without a branch: each edge's head
+    and tail are written at ``tail``, which moves on only for a new vertex, and the
+    parents and levels are set afterwards from ``porder`` (:data:`BRANCHLESS_DEGREE` says
+    where that pays).
     """
-    tail = end
     if porder.size == 0:
-        for i in range(head, end):
-            u = order[i]
-            for e in range(indptr[u], indptr[u + _ONE]):
-                v = indices[e]
-                if not visited[v]:
-                    _visit(v, u, k, visited, parents, levels)
-                    order[tail] = v
-                    tail += _ONE
-        return tail
+        return _push_slice(indptr, indices, order, head, end, end, visited, parents, levels,
+                           k, None)
+    tail = end
     for i in range(head, end):
         u = order[i]
         for e in range(indptr[u], indptr[u + _ONE]):
@@ -136,16 +150,11 @@ def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, 
 def _push_level_parallel(indptr, indices, order, bounds, visited, reached, parents, levels,
                          k):
     """Push the frontier over every core, core ``c`` taking ``order[bounds[c]:bounds[c+1]]``;
-    mark each vertex visited in ``reached`` too (racing cores may both take one: either
+    mark each vertex visited in ``reached`` (racing cores may both take one: either
     parent is valid, and the byte map lists it once)."""
     for c in prange(bounds.size - 1):
-        for i in range(bounds[c], bounds[c + 1]):
-            u = order[i]
-            for e in range(indptr[u], indptr[u + _ONE]):
-                v = indices[e]
-                if not visited[v]:
-                    _visit(v, u, k, visited, parents, levels)
-                    reached[v] = True
+        _push_slice(indptr, indices, order, bounds[c], bounds[c + 1], _ONE, visited,
+                    parents, levels, k, reached)
 
 
 @njit(cache=True)
