@@ -86,19 +86,22 @@ def check_parents(G, source, level, parent):
     np.testing.assert_array_equal(level[parent[child]], level[child] - 1)
 
 
-#: Tunings of the cpu executor's compiled search, each a set of patches: as shipped; every
-#: level on every core (a pull level in blocks of one word, so that both cores take some);
-#: the direction changing as often as the rule's counts allow (pull whenever the frontier
-#: grows past the unvisited count, back to push whenever it shrinks), on one core and on
-#: every core; push levels with a branch per edge on every graph, and on none.
+#: Every level on every core (a pull level in blocks of one word, so that both cores take
+#: some).
+PARALLEL = {(FusedCpuExecutor, "parallel_work"): 0, (fused_bfs, "PARALLEL_PUSH"): 1 << 62,
+            (fused_bfs, "PULL_BLOCK"): 1}
+#: The direction changing as often as the search lets it: pull whatever it costs, back to
+#: push whenever the frontier shrinks.
+SWITCHING = {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
+             (fused_bfs, "PROBE_COST"): 0}
+#: Tunings of the cpu executor's compiled search, each a set of patches: as shipped,
+#: parallel, switching, both, and push levels with a branch per edge on every graph, and
+#: on none.
 TUNINGS = {
     "shipped": {},
-    "parallel": {(FusedCpuExecutor, "parallel_work"): 0, (fused_bfs, "PARALLEL_PUSH"): 1 << 62,
-                 (fused_bfs, "PULL_BLOCK"): 1},
-    "switching": {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1},
-    "switching-parallel": {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
-                           (FusedCpuExecutor, "parallel_work"): 0,
-                           (fused_bfs, "PARALLEL_PUSH"): 1 << 62, (fused_bfs, "PULL_BLOCK"): 1},
+    "parallel": PARALLEL,
+    "switching": SWITCHING,
+    "switching-parallel": SWITCHING | PARALLEL,
     "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0},
     "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf,
                    (fused_bfs, "BRANCHLESS_VERTICES"): 0},

@@ -53,7 +53,8 @@ PARALLEL_WORK = 1 << 16
 #: a time): it runs only where the frontier's out-edges also exceed n / PARALLEL_PUSH.
 PARALLEL_PUSH = 16
 #: Push levels on a graph of fewer stored entries per vertex than BRANCHLESS_DEGREE, and of
-#: at least BRANCHLESS_VERTICES vertices, run without a branch per edge (:func:`_push_level`).
+#: at least BRANCHLESS_VERTICES vertices, run without a branch per edge
+#: (:func:`_push_level`).
 #: There about every third edge finds a new vertex, in no pattern a branch predictor
 #: follows, and where the arrays outgrow the core's L2 cache a mispredicted branch also
 #: stalls the loads behind it: road-like graphs of 2.4-3.2 entries per vertex searched
@@ -72,6 +73,9 @@ BRANCHLESS_VERTICES = 1 << 14
 #: crawl or a social network, where the text's rule alone pulls at 2-3 times a push
 #: level's cost (cnr-2000: 3.7 against 1.2 ms, one core).
 PULL_SAMPLES = 1024
+#: What a pull level's probe of an in-edge costs, in edges a push level scans (on one core,
+#: 1.2 ns a probe against 1-3.5 ns an edge pushed, by the graph's locality).
+PROBE_COST = 1
 #: Words (64 vertices each) of the bitmaps a core takes at a time in a parallel pull level;
 #: the cores take every other block, so that a range of costly vertices is shared.
 PULL_BLOCK = 16
@@ -149,9 +153,9 @@ def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, 
 @njit(cache=True, parallel=True)
 def _push_level_parallel(indptr, indices, order, bounds, visited, reached, parents, levels,
                          k):
-    """Push the frontier over every core, core ``c`` taking ``order[bounds[c]:bounds[c+1]]``;
-    mark each vertex visited in ``reached`` (racing cores may both take one: either
-    parent is valid, and the byte map lists it once)."""
+    """Push the frontier over every core, core ``c`` taking the vertices
+    ``order[bounds[c]:bounds[c + 1]]``; mark each vertex visited in ``reached`` (racing
+    cores may both take one: either parent is valid, and the byte map lists it once)."""
     for c in prange(bounds.size - 1):
         _push_slice(indptr, indices, order, bounds[c], bounds[c + 1], _ONE, visited,
                     parents, levels, k, reached)
@@ -329,21 +333,21 @@ def _edge_sum(ptr, order, first, last):
 
 @njit(cache=True)
 def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, bytemaps,
-            queues, bitmaps, method, branchless, max_degree, alpha, beta, samples, push_work,
-            pull_work, pull_block, cores):
+            queues, bitmaps, method, branchless, max_degree, alpha, beta, samples,
+            probe_cost, push_work, pull_work, pull_block, cores):
     """BFS from ``s`` (``method``: ``_AUTO``, ``_PUSH`` or ``_PULL``): write ``parents``
     and ``levels`` (filled with -1; None: not asked for) of the vertices reached.
 
     ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph),
     ``heads`` and ``has_in`` what pull levels read besides (:func:`_pull_heads`; empty if
     ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work arrays
-    (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex; ``alpha`` and ``beta``
-    weigh the direction rule; a push level of over ``push_work`` frontier edges and a pull
-    level on a graph of over ``pull_work`` vertices run on ``cores`` cores, a pull level
-    in blocks of ``pull_block`` words. The rule's counts are taken only where it is
-    weighed: the out-edges of a growing frontier that may have more than there are
-    unvisited vertices, and the in-edges of the vertices the queue gained since the last
-    count (``counted``).
+    (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex. ``alpha``,
+    ``beta``, ``samples`` and ``probe_cost`` weigh the direction rule; a push level of
+    over ``push_work`` frontier edges and a pull level on a graph of over ``pull_work``
+    vertices run on ``cores`` cores, a pull level in blocks of ``pull_block`` words. The
+    rule's counts are taken only where it is weighed: the out-edges of a growing frontier
+    that may have more than there are unvisited vertices, and the in-edges of the vertices
+    the queue gained since the last count (``counted``).
     """
     n = np.uint64(indptr.size - 1)
     nv = np.int64(n)
@@ -371,7 +375,7 @@ def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, byte
                 _queue_to_bitmap(order, head, end, front)
                 cost = _pull_cost(tptr, tind, heads, front, visited, samples)
                 cost += nv // (8 if fresh else 64)         # (making todo; scanning it)
-                pulling = cost < frontier_edges
+                pulling = cost * probe_cost < frontier_edges
                 if pulling:
                     head = end
         if pulling:
@@ -396,7 +400,7 @@ def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, byte
             last_nq, nq = nq, awake
             nvisited += nq
             if method == _AUTO and (nq == 0 or nq <= last_nq and nq * beta < nv
-                                    or frontier_edges < probes):
+                                    or frontier_edges < probes * probe_cost):
                 pulling, growing = False, False           # back to push: a queue
                 for w in range(front.size):
                     rest = front[w]
@@ -495,6 +499,6 @@ class BfsSteps:
         work = G._cached("cpu.bfs.scratch", lambda: _Scratch.of(G))
         _search(A.indptr, A.indices, AT.indptr, AT.indices, heads, has_in, source, parent,
                 level, *work, _METHODS[method], branchless, A.max_degree, ALPHA, BETA,
-                min(PULL_SAMPLES, G.n), push_work, self.parallel_work, PULL_BLOCK,
-                numba.get_num_threads())
+                min(PULL_SAMPLES, G.n), PROBE_COST, push_work, self.parallel_work,
+                PULL_BLOCK, numba.get_num_threads())
         return level, parent
