@@ -277,6 +277,15 @@ def test_bad_arguments(kwargs, err, words):
         lg.bfs(G, **kwargs)
 
 
+@pytest.mark.parametrize("source, method", [(5, "auto"), (-1, "pull"), (0, "edge")])
+def test_cpu_search_step_checks_its_arguments(source, method):
+    """The compiled search indexes without bounds tests: its group step refuses a source
+    outside the graph or an unknown method itself."""
+    G = lg.Graph.from_edges([0], [1], n=5)
+    with pytest.raises(ValueError, match="source|method"):
+        FusedCpuExecutor().bfs_search(G, source, method, True, True)
+
+
 def test_gpu_only_methods_are_refused_on_cpu():
     with pytest.raises(ValueError, match="method"):
         lg.bfs(lg.Graph.from_edges([0], [1]), 0, method="edge")

@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from .._checks import as_source
 from ..algorithms.bfs import ALPHA, BETA
 from ..cpu import as_unsigned
 from ..executor import PULL, PUSH
@@ -480,6 +481,9 @@ class BfsSteps:
         >>> FusedCpuExecutor().bfs_search(lg.generate.grid(2, 2), 0, "auto", True, True)
         (array([0, 1, 1, 2]), array([0, 0, 0, 1]))
         """
+        source = as_source(source, G.n)       # (the loops index without a bounds test)
+        if method not in _METHODS:
+            raise ValueError(f"the {self.name} executor has no BFS method {method!r}")
         A = G._cached("cpu.bfs.csr", lambda: _Csr.of(G))
         AT = A
         if G.directed and method != PUSH:     # pull levels read the in-edges
