@@ -12,8 +12,8 @@ levels on a directed graph), with no python and no allocation between levels:
 - a pull (bottom-up) level goes over a bitmap of the unvisited vertices that have
   in-edges (64 a word, skipping empty words), each stopping at its first in-neighbour in
   the frontier (a bitmap), probing first its in-neighbour of most out-edges (a hub, likely
-  in the frontier; found once per graph and cached with it); on every core where the
-  graph is large, each core taking every other block of words, which it alone writes;
+  in the frontier; found once per graph and cached with it); on every core where it
+  probes many edges, each core taking every other block of words, which it alone writes;
 - the direction: where the text's rule would pull (a growing frontier whose out-edges
   exceed the in-edges of the unvisited over :data:`~lagraph_py.algorithms.bfs.ALPHA`),
   the search estimates the in-edges a pull level would probe, from a sample of vertices,
@@ -47,8 +47,8 @@ from ..algorithms.bfs import ALPHA, BETA
 from ..cpu import as_unsigned
 from ..executor import PULL, PUSH
 
-#: Least work of a level split over the cores (edges to push; vertices to pull): starting
-#: the threads costs microseconds on an idle machine, milliseconds on a busy one.
+#: Least work of a level split over the cores (edges to push; edges a pull level probes):
+#: starting the threads costs microseconds on an idle machine, milliseconds on a busy one.
 PARALLEL_WORK = 1 << 16
 #: A parallel push level reads its new frontier off a byte map (a pass over n bytes, 8 at
 #: a time): it runs only where the frontier's out-edges also exceed n / PARALLEL_PUSH.
@@ -344,8 +344,9 @@ def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, byte
     ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work arrays
     (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex. ``alpha``,
     ``beta``, ``samples`` and ``probe_cost`` weigh the direction rule; a push level of
-    over ``push_work`` frontier edges and a pull level on a graph of over ``pull_work``
-    vertices run on ``cores`` cores, a pull level in blocks of ``pull_block`` words. The
+    over ``push_work`` frontier edges and a pull level of over ``pull_work`` probes (the
+    last level's, else the estimate) run on ``cores`` cores, a pull level in blocks of
+    ``pull_block`` words. The
     rule's counts are taken only where it is weighed: the out-edges of a growing frontier
     that may have more than there are unvisited vertices, and the in-edges of the vertices
     the queue gained since the last count (``counted``).
@@ -365,6 +366,7 @@ def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, byte
     unexplored = np.int64(tptr[n])                        # in-edges of the unvisited
     nq, nvisited, k, growing, pulling = 1, 1, 0, True, method == _PULL
     frontier_edges = -1                                   # out-edges (-1: not counted)
+    probes = nv                                           # of a pull level (a bound)
     while nq:
         k += 1
         if (method == _AUTO and not pulling and growing     # (a pull probes each unvisited
@@ -377,6 +379,7 @@ def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, byte
                 cost = _pull_cost(tptr, tind, heads, front, visited, samples)
                 cost += nv // (8 if fresh else 64)         # (making todo; scanning it)
                 pulling = cost * probe_cost < frontier_edges
+                probes = cost
                 if pulling:
                     head = end
         if pulling:
@@ -387,7 +390,7 @@ def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, byte
             if head < end:                                 # a queue becomes a bitmap
                 _queue_to_bitmap(order, head, end, front)
                 head = end
-            if nv > pull_work:
+            if probes > pull_work:                  # (the last level's, or estimated)
                 awake, vin, frontier_edges, probes = _pull_level_parallel(
                     indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt, visited,
                     parents, levels, k, pull_block, cores)

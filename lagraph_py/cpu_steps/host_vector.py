@@ -2,7 +2,7 @@
 
 A python-graphblas call costs 5-10 µs, which is the whole of a small BFS's work; so
 :class:`~lagraph_py.cpu_steps.FusedCpuExecutor` keeps its vectors as :class:`HostVector`
-holders, which the compiled group steps make and read as numpy arrays, and hands a
+holders, which the compiled group steps make, read and fill as numpy arrays, and hands a
 holder's ``graphblas.Vector`` to the steps it inherits from the reference
 :class:`~lagraph_py.cpu.CpuExecutor` (:func:`on_graphblas`). A holder changes form in
 place, so every reference to it sees the change. Its forms:
