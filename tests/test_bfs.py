@@ -103,8 +103,7 @@ TUNINGS = {
     "switching": SWITCHING,
     "switching-parallel": SWITCHING | PARALLEL,
     "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0},
-    "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf,
-                   (fused_bfs, "BRANCHLESS_VERTICES"): 0},
+    "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf},
 }
 
 

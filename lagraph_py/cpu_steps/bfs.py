@@ -23,7 +23,7 @@ levels on a directed graph), with no python and no allocation between levels:
   edges than the new frontier has. The counts are kept in the loop, and the queue turns
   into a bitmap and back only where the direction changes.
 
-Parents and levels are written once per vertex, into outputs allocated filled with -1; a
+Parents and levels are written once per vertex, into outputs first filled with -1; a
 visited byte map says what is taken (racing cores may both take a vertex in a push level:
 either parent is valid, and the later write stays). The work arrays are made once per
 graph (:class:`_Scratch`). Queue positions, CSR arrays and bitmaps are unsigned in the
@@ -53,18 +53,16 @@ PARALLEL_WORK = 1 << 16
 #: A parallel push level reads its new frontier off a byte map (a pass over n bytes, 8 at
 #: a time): it runs only where the frontier's out-edges also exceed n / PARALLEL_PUSH.
 PARALLEL_PUSH = 16
-#: Push levels on a graph of fewer stored entries per vertex than BRANCHLESS_DEGREE, and of
-#: at least BRANCHLESS_VERTICES vertices, run without a branch per edge
-#: (:func:`_push_level`).
-#: There about every third edge finds a new vertex, in no pattern a branch predictor
-#: follows, and where the arrays outgrow the core's L2 cache a mispredicted branch also
-#: stalls the loads behind it: road-like graphs of 2.4-3.2 entries per vertex searched
-#: 25-45% faster (115k vertices: 1.45 against 2.1 ms; 20k: 163 against 245 µs). On smaller
-#: ones, and on regular grids and meshes and power-law graphs, where the test is mostly
-#: predictable, the edges' stores cost more (10k road vertices: 78 against 64 µs; grid
-#: 55 x 55, 3.9 per vertex: 22 against 13 µs; Kronecker 12: 140 against 96 µs).
+#: Push levels on a graph of fewer stored entries per vertex than this run without a branch
+#: per edge (:func:`_push_level`). There about every third edge finds a new vertex, in no
+#: pattern a branch predictor follows on an irregular graph: road-like graphs of 2.4-3.2
+#: entries per vertex searched 25-45% faster (115k vertices: 1.45 against 2.1 ms; 3k,
+#: from 256 distinct sources: 27 against 38 µs). Above it, on regular grids and meshes and
+#: on power-law graphs, where the test is mostly predictable, the edges' stores cost more
+#: (grid 55 x 55, 3.9 per vertex: 22 against 13 µs; Kronecker 12: 140 against 96 µs).
+#: (The same source searched again and again trains the branch predictor to the graph:
+#: time from distinct sources.)
 BRANCHLESS_DEGREE = 3.5
-BRANCHLESS_VERTICES = 1 << 14
 #: Where the text's rule would pull, the search first estimates the in-edges the pull level
 #: would probe from this many vertices spread over the ids, and pulls only if they are fewer
 #: than the frontier's out-edges, which a push level would scan; likewise it goes back to
@@ -83,8 +81,6 @@ PULL_BLOCK = 16
 
 _AUTO, _PUSH, _PULL = 0, 1, 2
 _METHODS = {"auto": _AUTO, PUSH: _PUSH, PULL: _PULL}
-_NO_PULL = {size: (np.zeros(0, dtype=f"u{size}"), np.zeros(0, dtype=np.uint64))
-            for size in (4, 8)}           # (heads and has_in of a search that never pulls)
 _ONE = np.uint64(1)                      # (unsigned arithmetic in the compiled loops)
 _WORD = np.uint64(64)
 _PACK = np.uint64(0x0102040810204080)    # (w * _PACK) >> 56: the low bits of w's 8 bytes
@@ -122,18 +118,18 @@ def _push_slice(indptr, indices, order, first, last, tail, visited, parents, lev
 
 
 @njit(cache=True, inline="always")
-def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, porder):
+def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, branchless,
+                porder):
     """Push the frontier ``order[head:end]`` one level on one core, appending the vertices
     it visits to ``order`` from ``end`` on; return the new end.
 
-    With an empty ``porder`` a vertex is tested and taken in one branch
-    (:func:`_push_slice`). Otherwise (an array as long as ``order``, which then holds one
-    slot more than there are vertices) the edges run without a branch: each edge's head
-    and tail are written at ``tail``, which moves on only for a new vertex, and the
-    parents and levels are set afterwards from ``porder`` (:data:`BRANCHLESS_DEGREE` says
-    where that pays).
+    A vertex is tested and taken in one branch (:func:`_push_slice`), or, ``branchless``
+    (:data:`BRANCHLESS_DEGREE` says where that pays), the edges run without a branch:
+    each edge's head and tail are written at ``tail`` in ``order`` and ``porder`` (both
+    one slot longer than there are vertices), ``tail`` moving on only for a new vertex,
+    and the parents and levels are set afterwards from ``porder``.
     """
-    if porder.size == 0:
+    if not branchless:
         return _push_slice(indptr, indices, order, head, end, end, visited, parents, levels,
                            k, None)
     tail = end
@@ -149,6 +145,26 @@ def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, 
     for i in range(end, tail):
         _visit(order[i], porder[i], k, visited, parents, levels)
     return tail
+
+
+@njit(cache=True)
+def _push_levels(indptr, indices, order, head, end, visited, parents, levels, k, branchless,
+                 porder, nq, growing, todo_count, max_degree, push_work, rule):
+    """Push levels ``k + 1, k + 2, ...`` on one core from the frontier ``order[head:end]``
+    (``nq`` vertices, ``growing`` or not): one, then on while the frontier neither may
+    have over ``push_work`` out-edges nor, where the rule is weighed (``rule``) and the
+    frontier grows, more than ``todo_count`` (the unvisited vertices with in-edges), the
+    cheapest pull level. Returns ``(head, end, k, nq, growing, todo_count)``."""
+    while True:
+        k += 1
+        tail = _push_level(indptr, indices, order, head, end, visited, parents, levels, k,
+                           branchless, porder)
+        last_nq, nq = nq, np.int64(tail - end)
+        todo_count -= nq
+        head, end, growing = end, tail, nq > last_nq
+        if (nq == 0 or nq * max_degree > push_work
+                or rule and growing and nq * max_degree > todo_count):
+            return head, end, k, nq, growing, todo_count
 
 
 @njit(cache=True, parallel=True)
@@ -293,9 +309,9 @@ def _pull_level_parallel(indptr, tptr, tind, heads, has_in, fresh, todo, front, 
 
 @njit(cache=True, parallel=True)
 def _pull_heads(tptr, tind, indptr):
-    """What pull levels read besides the CSR: for each vertex, its in-neighbour with the
-    most out-edges (0 if none), a pull's first probe, since a hub is likely in the
-    frontier; and the bitmap of the vertices with in-edges."""
+    """For each vertex, its in-neighbour with the most out-edges (0 if none), a pull's
+    first probe, since a hub is likely in the frontier; and the bitmap of the vertices
+    with in-edges."""
     n = tptr.size - 1
     heads = np.zeros(n, dtype=tind.dtype)
     for v in prange(n):
@@ -333,56 +349,67 @@ def _edge_sum(ptr, order, first, last):
 
 
 @njit(cache=True)
-def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, bytemaps,
-            queues, bitmaps, method, branchless, max_degree, alpha, beta, samples,
+def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, levels,
+            bytemaps, queues, bitmaps, method, branchless, max_degree, alpha, beta, samples,
             probe_cost, push_work, pull_work, pull_block, cores):
-    """BFS from ``s`` (``method``: ``_AUTO``, ``_PUSH`` or ``_PULL``): write ``parents``
-    and ``levels`` (filled with -1; None: not asked for) of the vertices reached.
+    """BFS from ``s`` (``method``: ``_AUTO``, ``_PUSH`` or ``_PULL``): fill ``parents``
+    and ``levels`` (None: not asked for), -1 where unreached.
 
     ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph),
-    ``heads`` and ``has_in`` what pull levels read besides (:func:`_pull_heads`; empty if
-    ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work arrays
+    ``heads``, ``has_in`` and ``with_in`` what pull levels read besides (:class:`_Pull`;
+    empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work arrays
     (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex. ``alpha``,
     ``beta``, ``samples`` and ``probe_cost`` weigh the direction rule; a push level of
     over ``push_work`` frontier edges and a pull level of over ``pull_work`` probes (the
     last level's, else the estimate) run on ``cores`` cores, a pull level in blocks of
     ``pull_block`` words. The
     rule's counts are taken only where it is weighed: the out-edges of a growing frontier
-    that may have more than there are unvisited vertices, and the in-edges of the vertices
-    the queue gained since the last count (``counted``).
+    that may have more than a pull level probes at least (once each unvisited vertex with
+    in-edges: ``todo_count``), and the in-edges of the vertices the queue gained since the
+    last count (``counted``).
     """
     n = np.uint64(indptr.size - 1)
     nv = np.int64(n)
     s = np.uint64(s)
     visited, reached = bytemaps[0], bytemaps[1]
     visited[:] = False
+    if parents is not None:
+        parents[:] = -1
+    if levels is not None:
+        levels[:] = -1
     order = queues[0]                                     # the levels in order
-    porder = queues[1] if branchless else queues[1, :0]
+    porder = queues[1]                                    # (parents, if branchless)
     todo, front, nxt = bitmaps[0], bitmaps[1], bitmaps[2]
     fresh = True
     _visit(s, s, 0, visited, parents, levels)
     order[0] = s
     head, end, counted, pushed = np.uint64(0), _ONE, np.uint64(0), np.uint64(0)
     unexplored = np.int64(tptr[n])                        # in-edges of the unvisited
-    nq, nvisited, k, growing, pulling = 1, 1, 0, True, method == _PULL
+    nq, k, growing, pulling = 1, 0, True, method == _PULL
+    todo_count = with_in - np.int64(tptr[s + _ONE] > tptr[s])   # unvisited, with in-edges
     frontier_edges = -1                                   # out-edges (-1: not counted)
     probes = nv                                           # of a pull level (a bound)
+    per_todo = 1.0                                        # its probes per unvisited vertex
     while nq:
-        k += 1
-        if (method == _AUTO and not pulling and growing     # (a pull probes each unvisited
-                and nq * max_degree > nv - nvisited):     # vertex, and at most this pushes)
+        # a pull level costs a probe per unvisited vertex with in-edges at least (per_todo
+        # as last estimated), and the making (or a scan) of their bitmap; the frontier has
+        # at most nq * max_degree out-edges
+        least = np.int64(per_todo * todo_count) + nv // (8 if fresh else 64)
+        if method == _AUTO and not pulling and growing and nq * max_degree > least:
+            frontier_edges = _edge_sum(indptr, order, head, end)
             unexplored -= _edge_sum(tptr, order, counted, end)
             counted = end
-            frontier_edges = _edge_sum(indptr, order, head, end)
-            if frontier_edges * alpha > unexplored:       # the text's rule; then the cost
+            if frontier_edges > least and frontier_edges * alpha > unexplored:
+                # the text's rule, and a pull may cost less: estimate what it costs
                 _queue_to_bitmap(order, head, end, front)
-                cost = _pull_cost(tptr, tind, heads, front, visited, samples)
-                cost += nv // (8 if fresh else 64)         # (making todo; scanning it)
-                pulling = cost * probe_cost < frontier_edges
-                probes = cost
+                sampled = _pull_cost(tptr, tind, heads, front, visited, samples)
+                per_todo = max(1.0, sampled / max(todo_count, 1))
+                probes = sampled + nv // (8 if fresh else 64)
+                pulling = probes * probe_cost < frontier_edges
                 if pulling:
                     head = end
         if pulling:
+            k += 1
             if not fresh:                       # taken off todo: the vertices pushed since
                 for i in range(pushed, end):
                     v = np.uint64(order[i])
@@ -402,7 +429,7 @@ def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, byte
             fresh = False
             unexplored -= vin
             last_nq, nq = nq, awake
-            nvisited += nq
+            todo_count -= nq
             if method == _AUTO and (nq == 0 or nq <= last_nq and nq * beta < nv
                                     or frontier_edges < probes * probe_cost):
                 pulling, growing = False, False           # back to push: a queue
@@ -417,17 +444,21 @@ def _search(indptr, indices, tptr, tind, heads, has_in, s, parents, levels, byte
         if frontier_edges < 0 and nq * max_degree > push_work:
             frontier_edges = _edge_sum(indptr, order, head, end)
         if frontier_edges > push_work:
+            k += 1
             bounds = _edge_slices(indptr, order, head, end, frontier_edges, cores)
             _push_level_parallel(indptr, indices, order, bounds, visited, reached,
                                  parents, levels, k)
             tail = _collect(reached, order, end)
-        else:
-            tail = _push_level(indptr, indices, order, head, end, visited, parents,
-                               levels, k, porder)
-        last_nq, nq = nq, np.int64(tail - end)
-        nvisited += nq
-        head, end = end, tail
-        growing, frontier_edges = nq > last_nq, -1
+            last_nq, nq = nq, np.int64(tail - end)
+            todo_count -= nq
+            head, end, growing = end, tail, nq > last_nq
+        else:                                 # (the levels that need no decision, at once)
+            head, end, k, nq, growing, todo_count = _push_levels(
+                indptr, indices, order, head, end, visited, parents, levels, k, branchless,
+                porder, nq, growing, todo_count, max_degree, push_work, method == _AUTO)
+        frontier_edges = -1
+
+
 
 
 class _Csr(NamedTuple):
@@ -440,6 +471,24 @@ class _Csr(NamedTuple):
     @classmethod
     def of(cls, G) -> _Csr:
         return cls(*as_unsigned(G.indptr, G.indices), int(np.diff(G.indptr).max(initial=0)))
+
+
+class _Pull(NamedTuple):
+    """What pull levels read besides the CSR (:func:`_pull_heads`), cached with the Graph."""
+
+    heads: np.ndarray       #: each vertex's in-neighbour of most out-edges
+    has_in: np.ndarray      #: bitmap of the vertices with in-edges
+    with_in: int            #: how many they are
+
+    @classmethod
+    def of(cls, A: _Csr, AT: _Csr) -> _Pull:
+        return cls(*_pull_heads(AT.indptr, AT.indices, A.indptr),
+                   int(np.count_nonzero(np.diff(AT.indptr))))
+
+
+
+_NO_PULL = {size: _Pull(np.zeros(0, dtype=f"u{size}"), np.zeros(0, dtype=np.uint64), 0)
+            for size in (4, 8)}           # (for a search that never pulls)
 
 
 class _Scratch(NamedTuple):
@@ -494,18 +543,18 @@ class BfsSteps:
         # both outputs in one block, freed at once: two large arrays freed together make
         # the C allocator give their pages back, and the next call pays to touch new ones
         # (Kronecker 18: 1.7 ms, against 0.1 ms to fill reused memory)
-        out = np.full((int(levels) + int(parents), G.n), -1, dtype=np.int64)
+        out = np.empty((int(levels) + int(parents), G.n), dtype=np.int64)
         level = out[0] if levels else None
         parent = out[-1] if parents else None
-        heads, has_in = _NO_PULL[A.indices.dtype.itemsize]
-        if method != PUSH:
-            heads, has_in = G._cached("cpu.bfs.heads",
-                                      lambda: _pull_heads(AT.indptr, AT.indices, A.indptr))
-        branchless = G.n >= BRANCHLESS_VERTICES and G.nstored < BRANCHLESS_DEGREE * G.n
+        pull = (_NO_PULL[A.indices.itemsize] if method == PUSH else
+                G._cached("cpu.bfs.pull", lambda: _Pull.of(A, AT)))
+        branchless = G.nstored < BRANCHLESS_DEGREE * G.n
         push_work = max(self.parallel_work, G.n // PARALLEL_PUSH)
+        # (no level of a small graph has the work to go parallel: no need to ask numba)
+        small = G.nstored + G.n <= self.parallel_work
         work = G._cached("cpu.bfs.scratch", lambda: _Scratch.of(G))
-        _search(A.indptr, A.indices, AT.indptr, AT.indices, heads, has_in, source, parent,
-                level, *work, _METHODS[method], branchless, A.max_degree, ALPHA, BETA,
-                min(PULL_SAMPLES, G.n), PROBE_COST, push_work, self.parallel_work,
-                PULL_BLOCK, numba.get_num_threads())
+        _search(A.indptr, A.indices, AT.indptr, AT.indices, *pull, source, parent, level,
+                *work, _METHODS[method], branchless, A.max_degree, ALPHA, BETA,
+                min(PULL_SAMPLES, G.n // 16 + 1), PROBE_COST, push_work, self.parallel_work,
+                PULL_BLOCK, 1 if small else numba.get_num_threads())
         return level, parent
