@@ -64,13 +64,14 @@ PARALLEL_PUSH = 16
 #: time from distinct sources.)
 BRANCHLESS_DEGREE = 3.5
 #: Where the text's rule would pull, the search first estimates the in-edges the pull level
-#: would probe from this many vertices spread over the ids, and pulls only if they are fewer
-#: than the frontier's out-edges, which a push level would scan; likewise it goes back to
-#: push where the last pull level probed more edges than the new frontier has. A pull
-#: level probes from one edge per unvisited vertex, on a Kronecker graph, whose unvisited
-#: vertices mostly neighbour a hub of the frontier, to most of their edges, on a web
-#: crawl or a social network, where the text's rule alone pulls at 2-3 times a push
-#: level's cost (cnr-2000: 3.7 against 1.2 ms, one core).
+#: would probe from this many vertices spread over the ids (n / 16 on graphs of fewer than
+#: 16 times as many vertices), and pulls only if they are fewer than the frontier's
+#: out-edges, which a push level would scan; likewise it goes back to push where the last
+#: pull level probed more edges than the new frontier has. A pull level probes from one
+#: edge per unvisited vertex, on a Kronecker graph, whose unvisited vertices mostly
+#: neighbour a hub of the frontier, to most of their edges, on a web crawl or a social
+#: network, where the text's rule alone pulls at 2-3 times a push level's cost (cnr-2000:
+#: 3.7 against 1.2 ms, one core).
 PULL_SAMPLES = 1024
 #: What a pull level's probe of an in-edge costs, in edges a push level scans (on one core,
 #: 1.2 ns a probe against 1-3.5 ns an edge pushed, by the graph's locality).
@@ -357,16 +358,15 @@ def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, lev
 
     ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph),
     ``heads``, ``has_in`` and ``with_in`` what pull levels read besides (:class:`_Pull`;
-    empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work arrays
-    (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex. ``alpha``,
+    empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work
+    arrays (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex. ``alpha``,
     ``beta``, ``samples`` and ``probe_cost`` weigh the direction rule; a push level of
     over ``push_work`` frontier edges and a pull level of over ``pull_work`` probes (the
     last level's, else the estimate) run on ``cores`` cores, a pull level in blocks of
-    ``pull_block`` words. The
-    rule's counts are taken only where it is weighed: the out-edges of a growing frontier
-    that may have more than a pull level probes at least (once each unvisited vertex with
-    in-edges: ``todo_count``), and the in-edges of the vertices the queue gained since the
-    last count (``counted``).
+    ``pull_block`` words. The rule's counts are taken only where it is weighed, for a
+    growing frontier that may have more out-edges than a pull level costs at least (a
+    probe for each unvisited vertex with in-edges: ``todo_count``): its out-edges, and the
+    in-edges of the vertices the queue gained since the last count (``counted``).
     """
     n = np.uint64(indptr.size - 1)
     nv = np.int64(n)
@@ -394,7 +394,8 @@ def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, lev
         # a pull level costs a probe per unvisited vertex with in-edges at least (per_todo
         # as last estimated), and the making (or a scan) of their bitmap; the frontier has
         # at most nq * max_degree out-edges
-        least = np.int64(per_todo * todo_count) + nv // (8 if fresh else 64)
+        scan = nv // (8 if fresh else 64)
+        least = (np.int64(per_todo * todo_count) + scan) * probe_cost
         if method == _AUTO and not pulling and growing and nq * max_degree > least:
             frontier_edges = _edge_sum(indptr, order, head, end)
             unexplored -= _edge_sum(tptr, order, counted, end)
@@ -404,7 +405,7 @@ def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, lev
                 _queue_to_bitmap(order, head, end, front)
                 sampled = _pull_cost(tptr, tind, heads, front, visited, samples)
                 per_todo = max(1.0, sampled / max(todo_count, 1))
-                probes = sampled + nv // (8 if fresh else 64)
+                probes = sampled + scan
                 pulling = probes * probe_cost < frontier_edges
                 if pulling:
                     head = end
@@ -474,7 +475,7 @@ class _Csr(NamedTuple):
 
 
 class _Pull(NamedTuple):
-    """What pull levels read besides the CSR (:func:`_pull_heads`), cached with the Graph."""
+    """What pull levels read besides the CSR (:func:`_pull_heads`), cached with a Graph."""
 
     heads: np.ndarray       #: each vertex's in-neighbour of most out-edges
     has_in: np.ndarray      #: bitmap of the vertices with in-edges
