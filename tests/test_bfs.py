@@ -88,8 +88,8 @@ def check_parents(G, source, level, parent):
 
 #: Every level on every core (a pull level in blocks of one word, so that both cores take
 #: some).
-PARALLEL = {(FusedCpuExecutor, "parallel_work"): 0, (fused_bfs, "PARALLEL_PUSH"): 1 << 62,
-            (fused_bfs, "PULL_BLOCK"): 1}
+PARALLEL = {(fused_bfs, "PARALLEL_WORK"): 0, (fused_bfs, "PARALLEL_PROBES"): 0,
+            (fused_bfs, "PARALLEL_PUSH"): 1 << 62, (fused_bfs, "PULL_BLOCK"): 1}
 #: The direction changing as often as the search lets it: pull whatever it costs, back to
 #: push whenever the frontier shrinks.
 SWITCHING = {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
