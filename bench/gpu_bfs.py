@@ -143,35 +143,28 @@ def add_speedups(methods: dict) -> None:
         entry["speedup_vs_naive"] = round(base / entry["median_ms"], 3)
 
 
+#: Levels the per-level record of trace_auto holds at most.
+TRACE_LEVELS = 1 << 16
+
+
 def trace_auto(ex, G, s):
-    """Per-step log of one auto BFS: step, level, frontier size and edges, time (ms).
-    Steps that a group step runs through ``bfs_level`` are logged too, before the group."""
-    log = []
-    steps = ("bfs_level", "bfs_push_levels", "bfs_pull_levels")
-
-    def wrap(fn, name):
-        def inner(*a, **kw):
-            e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-            e0.record()
-            out = fn(*a, **kw)
-            e1.record()
-            e1.synchronize()
-            stats = out[-1]
-            single = name == "bfs_level"
-            log.append({"step": a[6] if single else name[4:], "k": int(a[5] if single else out[1]),
-                        "nq": stats.nq, "frontier_edges": stats.frontier_edges,
-                        "ms": round(cp.cuda.get_elapsed_time(e0, e1), 4)})
-            return out
-        return inner
-
-    for name in steps:
-        setattr(ex, name, wrap(getattr(ex, name), name))
+    """Per-level log of one auto BFS (one launch of the search kernel), from its record
+    (``GpuExecutor.search_trace``): level, frontier size after it, the direction, the blocks
+    of its team and the microseconds since the previous level ended."""
+    trace = cp.zeros(4 * min(G.n + 2, TRACE_LEVELS), dtype=cp.uint64)
+    ex.search_trace = trace
     try:
         bfs(G, s, backend="gpu", method="auto")
+        cp.cuda.Device().synchronize()
     finally:
-        for name in steps:
-            delattr(ex, name)
-    return log
+        ex.search_trace = None
+    t = trace.get().reshape(-1, 4).astype(np.int64)
+    done = np.flatnonzero(t[:, 0])
+    ends = t[done, 0]
+    gaps = np.diff(ends, prepend=ends[:1]) / 1e3
+    return [{"k": int(k), "nq": int(t[k, 2]), "step": "pull" if t[k, 3] >> 32 else "push",
+             "blocks": int(t[k, 3] & 0xFFFFFFFF), "us": round(float(gap), 3)}
+            for k, gap in zip(done, gaps)]
 
 
 def main(argv=None):
@@ -257,18 +250,18 @@ def main(argv=None):
                 print(f"  rule {label:16s} {g['rules'][label]['gteps']:9.2f} GTEPS "
                       f"median {med:9.3f} ms", flush=True)
         if name == "grid" and args.rules:
-            g["persistent_blocks"] = {}
-            old = ex.persistent_blocks
-            for blocks in (1, 33, 66, 132):
-                ex.persistent_blocks = blocks
+            g["team_width"] = {}
+            old = ex.team_width
+            for width in (256, 512, 1024):
+                ex.team_width = width
                 try:
                     t = time_gpu(lambda s: bfs(G, s, backend="gpu", method="auto"),
                                  sources, 2.0)
                 finally:
-                    ex.persistent_blocks = old
-                g["persistent_blocks"][blocks] = {"median_ms": round(statistics.median(t), 3),
-                                                  "runs": len(t)}
-                print(f"  persistent blocks {blocks:4d}: median {statistics.median(t):8.3f} ms"
+                    ex.team_width = old
+                g["team_width"][width] = {"median_ms": round(statistics.median(t), 3),
+                                          "runs": len(t)}
+                print(f"  team width {width:5d}: median {statistics.median(t):8.3f} ms"
                       f" ({len(t)} sources)", flush=True)
         g["trace_auto"] = trace_auto(ex, G, sources[0])
         if args.cpu_sources:

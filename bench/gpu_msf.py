@@ -6,9 +6,12 @@ Run on a machine with a CUDA GPU (ECL-MST built from ``.peers/`` with nvcc)::
     python bench/gpu_msf.py --out bench/results/gpu_msf_h100.json
     python bench/gpu_msf.py --graphs kron20-int grid-int --repeats 5
 
-Graphs: Kronecker 20, 21, 22 (drawn on the GPU by ``gpu_bfs.recursive_graph``), the
-2000x2000 grid and a 1000x1000 road-like grid with 30% of its edges deleted
-(``lagraph_py.generate.road``). Weights are int in ``[1, 2**24)``, a hash of the edge's
+Graphs: Kronecker 20, 21, 22 and the uniform random ``uniform21`` (2.1M vertices, 33.5M
+edge draws; all drawn on the GPU by ``gpu_bfs.recursive_graph``), the 2000x2000 grid and
+road-like grids with 30% of their edges deleted (``lagraph_py.generate.road``): 1000x1000
+(``road``), 340x340 (``road340``, 115k vertices, the size of the real road maps) and 55x55
+(``road55``, 3k vertices); ``corpus:NAME`` is the symmetrized pattern of the real graph
+NAME of the benchmark corpus (``bench/corpus.py``, its folder in ``$LAGRAPH_CORPUS``). Weights are int in ``[1, 2**24)``, a hash of the edge's
 two ends (the same both ways, so the CSR goes into ``Graph`` directly, a benchmark-only
 shortcut past ``Graph.from_edges``); a ``-float`` graph carries the same values divided
 by ``2**24`` (float64, the same order), so ECL-MST (int weights only) runs on the same
@@ -24,7 +27,8 @@ of average degree below 4, where ECL itself picks that one). ``scipy``
 (``minimum_spanning_tree`` on the host CSR) and ``cpu-executor`` (``backend="cpu"``): one
 run each after a warm-up run, only where cheap (``--host-max`` undirected edges; the notes
 name the skipped graphs). ``--profile`` adds a CUDA-event split of one call per graph by
-phase.
+phase; ``--launched`` times the step again launched phase by phase (``FUSED_EDGES = 0``)
+where it would run as one launch.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 import cupy as cp
 import numpy as np
@@ -50,9 +55,14 @@ from lagraph_py.executor import get_executor  # noqa: E402
 from lagraph_py.graph import Graph  # noqa: E402
 from common import median_seconds, print_table, write_egr  # noqa: E402
 from gpu_bfs import recursive_graph  # noqa: E402
+import gpu_backend.msf_steps as steps  # noqa: E402
 
 GRAPHS = ("kron20-int", "kron20-float", "kron21-int", "kron21-float", "kron22-int",
-          "kron22-float", "grid-int", "road-int")
+          "kron22-float", "grid-int", "road-int", "road340-int", "road55-int",
+          "uniform21-int")
+#: (a, b, c) quadrant probabilities of the recursive graphs: Graph500's Kronecker, and the
+#: uniform one (every quadrant 1/4: uniform random edges).
+KRONECKER, UNIFORM = (0.57, 0.19, 0.19), (0.25, 0.25, 0.25)
 ECL_SOURCE = ROOT / ".peers" / "ECL-MST_10.cu"
 
 
@@ -78,12 +88,18 @@ def make_graphs(names):
     for name in names:
         shapes.setdefault(name.rsplit("-", 1)[0], set()).add(name.rsplit("-", 1)[1])
     for shape, kinds in shapes.items():
-        if shape.startswith("kron"):
-            G0 = recursive_graph(int(shape[4:]), (0.57, 0.19, 0.19))
+        if shape.startswith("corpus:"):
+            import corpus
+            G0 = corpus.undirected(corpus.load(shape[len("corpus:"):]))
+        elif shape.startswith("kron"):
+            G0 = recursive_graph(int(shape[4:]), KRONECKER)
+        elif shape.startswith("uniform"):
+            G0 = recursive_graph(int(shape[7:]), UNIFORM)
         elif shape == "grid":
             G0 = lg.generate.grid(2000, 2000)
         else:
-            G0 = lg.generate.road(1000, 1000, keep=0.7, seed=0)
+            side = int(shape[4:] or 1000)
+            G0 = lg.generate.road(side, side, keep=0.7, seed=0)
         w = hashed_weights(G0)
         G = Graph(G0.n, False, G0.indptr, G0.indices, w)
         for kind in sorted(kinds):
@@ -105,8 +121,8 @@ def ecl_seconds(binary, G, w_int, tmp) -> float | None:
 
 
 def profile(G) -> dict:
-    """CUDA-event milliseconds of one spanning_forest call by phase (patched wrappers)."""
-    import gpu_backend.msf_steps as steps
+    """CUDA-event milliseconds of one spanning_forest call by phase (patched wrappers; the
+    phases launched one by one)."""
     marks, originals = [], {}
     ev = cp.cuda.Event
 
@@ -127,9 +143,10 @@ def profile(G) -> dict:
     try:
         steps.cp.sort = wrap("sort", cp.sort)
         start, end = ev(), ev()
-        start.record()
-        get_executor("gpu").spanning_forest(G)
-        end.record()
+        with mock.patch.object(steps, "FUSED_EDGES", 0):
+            start.record()
+            get_executor("gpu").spanning_forest(G)
+            end.record()
         end.synchronize()
     finally:
         steps.cp.sort = originals.pop("sort")
@@ -145,7 +162,6 @@ def profile(G) -> dict:
 
 def study(G, repeats: int) -> dict:
     """Step milliseconds for other LIGHT_PER_VERTEX / LIGHT_ROUNDS constants."""
-    import gpu_backend.msf_steps as steps
     ex, saved, out = get_executor("gpu"), (steps.LIGHT_PER_VERTEX, steps.LIGHT_ROUNDS), {}
     try:
         for light in (1, 2, 3, 5):
@@ -167,6 +183,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--host-max", type=int, default=20_000_000)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--study", action="store_true", help="other light-set constants")
+    ap.add_argument("--launched", action="store_true",
+                    help="also the phases launched one by one on graphs fused by default")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
 
@@ -192,6 +210,12 @@ def main(argv=None) -> dict:
                   f"edge list {prepare:.2f} s)", flush=True)
             rows.append({**base, "implementation": "lagraph_py", "seconds": whole,
                          "step_seconds": step, "prepare_seconds": prepare})
+            if args.launched and m <= steps.FUSED_EDGES:
+                with mock.patch.object(steps, "FUSED_EDGES", 0):
+                    launched = median_seconds(lambda: lg.msf(G, backend="gpu"), args.repeats,
+                                              sync=_sync)
+                rows[-1]["launched_seconds"] = launched
+                print(f"{name}: launched phase by phase {launched * 1e3:.2f} ms", flush=True)
             if args.profile:
                 rows[-1]["profile_ms"] = profile(G)
                 print(name, {k: round(v, 3) for k, v in rows[-1]["profile_ms"].items()})

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # On a machine with a CUDA GPU: the whole test suite (GPU tests included) and the GPU demo
 # (`tests`), or the GPU benchmarks against their baselines (`bench`: BFS; MSF against
-# ECL-MST and SCC against ECL-SCC, built from the peer sources in .peers/ when present).
+# ECL-MST and SCC against ECL-SCC, built from the peer sources in .peers/ when present), or
+# the corpus benchmark (`corpus`: bench/gpu_corpus.py on $LAGRAPH_CORPUS, by default the
+# pack in .corpus_pack, with the ECL binaries /tmp/ecl-mst, /tmp/ecl-scc and /tmp/ecl-cc
+# where they exist; further arguments go to the runner).
 # Logs and JSON go to $OUT (default /tmp/out).
 set -uo pipefail
 out=${OUT:-/tmp/out}
@@ -23,8 +26,17 @@ case "${1:-}" in
     fi
     python3 bench/gpu_scc.py "${ecl[@]}" --out "$out/gpu_scc_$tag.json" 2>&1 | tee "$out/bench_scc.log"
     ;;
+  corpus)
+    ecl=()
+    for peer in ecl-mst ecl-scc ecl-cc; do
+      [ -x "/tmp/$peer" ] && ecl+=("--$peer" "/tmp/$peer")
+    done
+    ulimit -s unlimited 2>/dev/null
+    LAGRAPH_CORPUS=${LAGRAPH_CORPUS:-.corpus_pack} python3 bench/gpu_corpus.py "${ecl[@]}" \
+      --out "$out/gpu_corpus_$tag.json" "${@:2}" 2>&1 | tee "$out/bench_corpus.log"
+    ;;
   *)
-    echo "usage: $0 tests|bench" >&2
+    echo "usage: $0 tests|bench|corpus [runner arguments]" >&2
     exit 2
     ;;
 esac

@@ -22,6 +22,11 @@ kernels and ONE device-to-host copy (three counters). Methods (``method=``):
                    word), its queue made only if asked for
 =================  =====================================================================
 
+:meth:`BfsSteps.bfs_search` runs a whole ``method="auto"`` search in ONE cooperative launch
+of the ``search`` kernel: every level's direction (the text's rule, on the kernels' exact
+counts) and the blocks that run it are decided on the device, down to a single block with
+block barriers for a small frontier; the host waits for nothing (see docs/gpu.md).
+
 :meth:`BfsSteps.bfs_pull_levels` runs consecutive pull levels in ONE launch of the same
 ``pull_hub`` kernel, and :meth:`BfsSteps.bfs_push_levels` consecutive small push levels in
 ONE launch of a persistent kernel (a group of threads per frontier vertex sized to the
@@ -43,18 +48,20 @@ Frontiers returned are :class:`GpuVector` built from the queue; their bitmap and
 from __future__ import annotations
 
 import math
+import struct
 import threading
 import weakref
 
 import cupy as cp
 import numpy as np
 
+from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
 from . import _module
+from .storage import ensure_fits
 from .vector import GpuVector
 
-UNV = 0x7FFFFFFF
 HC = 2048                      # hub cache slots (bfs.cu)
 _NULL = 0                      # a null pointer argument (64-bit kernel arguments are
                                # Python ints, packed as int64 by _module.Kernel)
@@ -69,6 +76,19 @@ _NO_LIMIT = np.iinfo(np.int32).max  # levels: as many as the frontier lasts
 #: (the fill of the algorithm's to_dense, which then costs nothing).
 ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
+_SEARCH_CTL = 48               # control words of the search kernel (bfs.cu SCTL)
+_PULL_CHUNK = 1024             # entries of a long in-list a warp tries at once (bfs.cu)
+#: The search kernel's one argument (bfs.cu ``struct Search``): its fields in order, each
+#: 8 bytes, a device address or an integer ("q") or a float ("d").
+_SEARCH_FIELDS = (
+    ("indptr", "q"), ("indices", "q"), ("in_ptr", "q"), ("tptr", "q"), ("tind", "q"),
+    ("heads", "q"), ("long_items", "q"), ("nlong", "q"), ("pull_cap", "q"), ("n", "q"),
+    ("words", "q"), ("source", "q"), ("pv", "q"), ("lv", "q"), ("st", "q"), ("bits", "q"),
+    ("queues", "q"), ("degs", "q"), ("totals", "q"), ("hc", "q"), ("hub_deg", "q"),
+    ("ctl", "q"), ("bar", "q"), ("alpha", "d"), ("pull_min", "d"), ("small_frontier", "q"),
+    ("edge_limit", "q"), ("unexplored", "Q"), ("balance", "q"), ("serial", "q"),
+    ("solo_width", "q"), ("width", "q"), ("trace", "q"), ("trace_len", "q"))
+_SEARCH_FORMAT = "=" + "".join(code for _, code in _SEARCH_FIELDS)
 
 
 def _fusable(semiring, parent, level) -> bool:
@@ -228,6 +248,55 @@ def _host_load(A, h) -> tuple[int, int]:
     return int(d.sum()), int(d.max())
 
 
+class _SearchPlan:
+    """What the whole search (bfs.cu ``search``) needs of a graph, kept with it: the kernel
+    and its grid, the leading fields of its argument (the graph's device arrays: CSR, the
+    in-degree row pointers, the pull lists of the transpose), the scratch fields (the status
+    array, two frontier bitmaps, two queues with the out-degree beside each entry, a word
+    per block, the hub cache, the control words and the barrier words, zero between
+    launches), and the host in-degrees."""
+
+    def __init__(self, ex, G):
+        A = self.A = ex.matrix(G)
+        AT = ex.matrix(G, transpose=True)
+        tind, heads = AT.pull_lists(A.indptr, ex.hub_first_pull)
+        n, I = G.n, A.index_dtype
+        self.kernel = _module.kernel("search", I)
+        self.blocks = _module.resident_blocks(self.kernel, -(-n // ex.block), ex.block)
+        words = (n + 31) // 32
+        per_vertex = 4 + 2 * I.itemsize + 16 + 16     # status, queues, degrees, outputs
+        ensure_fits(n * per_vertex + 8 * words + 8 * (self.blocks + HC + _SEARCH_CTL) + 16,
+                    "bfs_search")
+        self.st = cp.empty(n, dtype=np.int32)
+        self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32),     # bits
+                        cp.empty(2 * n, dtype=I), cp.empty(2 * n, dtype=np.int64),  # queues
+                        cp.empty(self.blocks, dtype=np.int64), cp.empty(HC, dtype=np.uint64),
+                        cp.empty(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
+        st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
+        self._in_lengths, self._long = AT.row_degree_host(), {}
+        self.graph = (A.indptr.data.ptr, A.indices.data.ptr, ex._in_ptr(A).data.ptr,
+                      AT.indptr.data.ptr, tind.data.ptr, heads.data.ptr, n, words)
+        self.scratch = (st, bits, queues, degs, totals, hc, A.hub_deg, ctl, bar)
+        self.in_degree = G.in_degree()
+
+    def long_items(self, cap: int) -> tuple[int, int]:
+        """(device address, count) of the chunks of the in-lists longer than cap that the
+        search's pull_long shares out: (vertex, first entry) pairs, each chunk of at most
+        _PULL_CHUNK entries beyond the first cap; built on first use for a cap."""
+        if cap not in self._long:
+            deg = self._in_lengths
+            v = np.flatnonzero(deg > cap)
+            chunks = -(-(deg[v] - cap) // _PULL_CHUNK)
+            before = np.repeat(np.cumsum(chunks) - chunks, chunks)
+            items = np.empty((int(chunks.sum()), 2), dtype=np.int64)
+            items[:, 0] = np.repeat(v, chunks)
+            items[:, 1] = cap + _PULL_CHUNK * (np.arange(len(items)) - before)
+            array = cp.asarray(items.ravel()) if len(items) else None
+            self._long[cap] = array, (_NULL if array is None else array.data.ptr), len(items)
+        _, address, count = self._long[cap]
+        return address, count
+
+
 class BfsSteps:
     """Mixin with the fused BFS steps; needs the primitive steps of the executor."""
 
@@ -248,12 +317,60 @@ class BfsSteps:
     #: False: in storage order.
     hub_first_pull = True
     #: In-neighbours pull_hub scans with one thread (the row head included, so at least 1)
-    #: before the warp shares the rest of a long list.
-    pull_serial = 4
+    #: before the warp shares the rest of a long list. 16: where a fifth of the vertices
+    #: are in the frontier (a uniform random graph's pull level), a vertex needs about 5
+    #: probes, which its lanes make at once; with 4, four lanes in ten wait in turn for the
+    #: warp's shared scans (whole search on the H100, uniform 2^22 x 16: 0.54 ms with 16,
+    #: 0.69 ms with 4; Kronecker 22 0.38 ms with either).
+    pull_serial = 16
+    #: In the whole search, a pull level tries at most this many in-neighbours of a vertex
+    #: on its own warp; the rest of a longer list is cut into chunks of 1024 that all warps
+    #: share after a barrier (bfs.cu ``pull_long``).
+    pull_list_cap = 1024
     #: Blocks of the persistent kernel (None: half the multiprocessors, the fastest of 1,
     #: 33, 66, 132 on an H100 for the 2000x2000 grid; 1: PMPP's single-block kernel).
     persistent_blocks = None
     block = 512
+    #: The whole search (:meth:`bfs_search`) runs a push level in one block while its
+    #: frontier needs at most this many thread slots (vertices x lanes a vertex), with
+    #: block barriers; a larger one in a team of blocks, one per ``team_width`` slots with
+    #: twice the room.
+    solo_width = 1024
+    team_width = 512
+    #: A CuPy uint64 array of 4 words a level, or None: where :meth:`bfs_search` records
+    #: when each level ended (ns and block 0's clock), its frontier size and who ran it
+    #: (bfs.cu ``search``), for profiling.
+    search_trace = None
+
+    # ------------------------------------------------------------------ whole search
+    def bfs_search(self, G, source, method, levels, parents):
+        """A ``method="auto"`` search in one launch of the ``search`` kernel (bfs.cu); other
+        methods run the algorithm text (:meth:`Executor.bfs_search`). The outputs and the
+        status array are filled with -1 by two memsets first, which the device runs while
+        the host packs the launch; the results are returned without waiting for it."""
+        if method != "auto":
+            return super().bfs_search(G, source, method, levels, parents)
+        stream = cp.cuda.get_current_stream()
+        plan = G._cached(f"gpu.bfs.search.{stream.ptr}", lambda: _SearchPlan(self, G))
+        n = G.n
+        out = cp.empty((levels + parents) * n, dtype=np.int64)
+        cp.cuda.runtime.memsetAsync(out.data.ptr, 0xFF, out.nbytes, stream.ptr)
+        cp.cuda.runtime.memsetAsync(plan.st.data.ptr, 0xFF, plan.st.nbytes, stream.ptr)
+        level = out[:n] if levels else None
+        parent = out[levels * n:] if parents else None
+        pv = out.data.ptr + 8 * n * levels if parents else _NULL
+        lv = out.data.ptr if levels else _NULL
+        trace = self.search_trace
+        cap = self.pull_list_cap
+        args = struct.pack(   # in the order of _SEARCH_FIELDS
+            _SEARCH_FORMAT, *plan.graph[:6], *plan.long_items(cap), cap, *plan.graph[6:],
+            source, pv, lv, *plan.scratch, float(bfs_text.ALPHA), n / bfs_text.BETA,
+            self.small_frontier, self._edge_limit(plan.A),
+            G.nstored - int(plan.in_degree[source]), self.persistent_balance,
+            self.pull_serial, self.solo_width, self.team_width,
+            _NULL if trace is None else trace.data.ptr, 0 if trace is None else trace.size // 4)
+        _module.launch_resident(plan.kernel, plan.blocks, self.block, (args,))
+        return level, parent
 
     # ------------------------------------------------------------------ state
     def _state(self, parent: GpuVector, level, frontier: GpuVector, k: int, I) -> _BfsState:

@@ -6,8 +6,9 @@ with ``any`` keeping the first entry like GraphBLAS ``dup_op=first``). Vectors a
 :class:`~gpu_backend.vector.GpuVector` (dense values + presence bitmap); matrices are
 :class:`~gpu_backend.storage.DeviceMatrix` (device CSR). Element-wise steps are CuPy
 element-wise expressions; the matrix steps and scatter are the kernels of
-``kernels/primitives.cu``; the BFS group steps are the fused kernels of ``kernels/bfs.cu``
-(:mod:`gpu_backend.bfs_steps`). Each device-to-host synchronization is marked ``# sync``.
+``kernels/primitives.cu``; the group steps are the fused kernels of their rooms
+(:mod:`gpu_backend.bfs_steps`, ``components_steps``, ``msf_steps``, ``scc_steps``). Each
+device-to-host synchronization is marked ``# sync``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from lagraph_py.executor import SEMIRINGS, Executor, monoid_identity
 
 from . import _module
 from .bfs_steps import BfsSteps
+from .components_steps import ComponentsSteps
 from .msf_steps import MsfSteps
 from .scc_steps import SccSteps
 from .storage import DeviceMatrix, device_matrix
@@ -84,7 +86,7 @@ def _result_dtype(op, a, b) -> np.dtype:
     return _INT64 if op in _COMPARISONS else np.result_type(a, b)
 
 
-class GpuExecutor(BfsSteps, MsfSteps, SccSteps, Executor):
+class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     """The step vocabulary on a CUDA GPU through CuPy (see the module docstring)."""
 
     name = "gpu"
@@ -111,8 +113,9 @@ class GpuExecutor(BfsSteps, MsfSteps, SccSteps, Executor):
         host = not isinstance(indices, cp.ndarray)
         if host and np.size(indices) == 0 and not isinstance(values, cp.ndarray):
             dtype = _INT64 if np.ndim(values) == 0 else _value_dtype(np.asarray(values).dtype)
-            return GpuVector(size, cp.empty(size, dtype=dtype), cp.zeros(size, dtype=bool),
-                             nvals=0)                    # no entries: no copies, no scatter
+            return GpuVector(size, lazy=lambda: (cp.empty(size, dtype=dtype),
+                                                 cp.zeros(size, dtype=bool)),
+                             nvals=0)    # no entries: no copies, no scatter; made when read
         if host:
             idx_h = np.asarray(indices, dtype=np.int64).reshape(-1)
             if idx_h.size and (idx_h.min() < 0 or idx_h.max() >= size):
@@ -156,8 +159,9 @@ class GpuExecutor(BfsSteps, MsfSteps, SccSteps, Executor):
                          nvals=size)
 
     def iota(self, size) -> GpuVector:
-        return GpuVector(size, cp.arange(size, dtype=np.int64), cp.ones(size, dtype=bool),
-                         nvals=size)
+        return GpuVector(size, lazy=lambda: (cp.arange(size, dtype=np.int64),
+                                             cp.ones(size, dtype=bool)),
+                         nvals=size)     # made when read (a step on the host never does)
 
     def dup(self, u) -> GpuVector:
         v = GpuVector(u.size, u.values.copy(), u.present.copy(), nvals=u._nvals)

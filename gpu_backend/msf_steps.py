@@ -18,10 +18,14 @@ each set's smallest vertex, and enters the forest; shrink: the candidates relabe
 roots, those inside a component dropped, the others offered to the other minkey array while
 the one just read is cleared). After ``LIGHT_ROUNDS`` rounds the heavy edges
 are filtered against the components found (an edge inside one is the heaviest of a cycle)
-and join the candidate list; rounds go on until it is empty. Kernels read list lengths
-from device words, so the host launches rounds without waiting: it reads the words back
-(the call's only synchronizations) every ``ROUNDS_PER_SYNC`` rounds of the second phase.
-The forest's keys are sorted on the device and decoded into rows.
+and join the candidate list; rounds go on until it is empty. On a graph of at most
+``FUSED_EDGES`` edges all of it is one persistent kernel (``msf_fused``: the phases a grid
+barrier apart, the rounds decided on the device, one sync for the forest's size), since
+there a call would otherwise be some forty launches of a few microseconds of work each.
+On larger graphs the phases are kernels of their own; they read list lengths from device
+words, so the host launches rounds without waiting: it reads the words back (the call's
+only synchronizations) every ``ROUNDS_PER_SYNC`` rounds of the second phase. The forest's
+keys are sorted on the device and decoded into rows.
 """
 
 from __future__ import annotations
@@ -41,8 +45,13 @@ SAMPLE = 1 << 16
 #: Rounds launched on the light edges before the heavy edges are filtered (no host wait;
 #: light edges left over simply stay candidates).
 LIGHT_ROUNDS = 8
-#: Rounds of the second phase launched between two reads of the list length.
+#: Rounds of the second phase launched between two reads of the list length (graphs
+#: launched phase by phase).
 ROUNDS_PER_SYNC = 4
+#: Graphs of at most this many undirected edges run every phase in one launch
+#: (``msf_fused``: grid barriers instead of launches, rounds decided on the device); on
+#: larger ones the barriers of a full grid cost more than the launches.
+FUSED_EDGES = 1 << 20
 BLOCK = 256
 _NO_LABEL = 0                  # null pointer argument: msf_flatten writes no labels
 _EDGE_LIST = "gpu.msf.edges"
@@ -160,7 +169,7 @@ class MsfSteps:
         if E.m == 0:
             none = cp.empty(0, dtype=np.int64)
             return none, none.copy(), cp.empty(0, dtype=wdtype), cp.arange(n, dtype=np.int64)
-        keys, labels = _boruvka(A, E)
+        keys, labels = _boruvka(A, E, self._barrier())
         src, dst, edge = (cp.empty(keys.size, dtype=np.int64) for _ in range(3))
         if keys.size:
             _module.kernel("msf_forest_rows", A.index_dtype)(
@@ -171,29 +180,17 @@ class MsfSteps:
         return src, dst, weight, labels
 
 
-def _boruvka(A, E) -> tuple[cp.ndarray, cp.ndarray]:
-    """The forest's keys, sorted, and every vertex's label (its tree's smallest vertex)."""
+def _boruvka(A, E, barrier) -> tuple[cp.ndarray, cp.ndarray]:
+    """The forest's keys, sorted, and every vertex's label (its tree's smallest vertex):
+    in one launch on a graph of at most ``FUSED_EDGES`` edges, else phase by phase."""
     run = _Run(A, E)
-    run.collect(E, 0, E.nlight, filter_=False)
-    run.rounds(LIGHT_ROUNDS, E.nlight)
-    bound = E.nlight
-    if E.nlight < E.m:
-        run.flatten()                              # one hop to a root for the filter
-        run.collect(E, E.nlight, E.m, filter_=True)
-        bound = E.m
-    for _ in range(A.n.bit_length() // ROUNDS_PER_SYNC + 2):   # halving: <= log2(n) + 1
-        run.rounds(ROUNDS_PER_SYNC, bound)
-        counts = run.cnt.get()                     # sync: once per ROUNDS_PER_SYNC rounds
-        bound = int(counts[run.i])
-        if bound == 0:
-            break
+    labels = cp.empty(A.n, dtype=np.int64)
+    if E.m <= FUSED_EDGES:
+        k = run.fused(E, labels, barrier)
     else:
-        raise RuntimeError("msf: Borůvka rounds made no progress on the gpu executor")
-    k = int(counts[2])
+        k = run.launched(E, labels)
     if k > run.forest.size:
         raise RuntimeError("msf: more forest edges than a forest has on the gpu executor")
-    labels = cp.empty(A.n, dtype=np.int64)
-    run.flatten(labels)
     return cp.sort(run.forest[:k]), labels
 
 
@@ -204,22 +201,62 @@ def _grid(work: int) -> tuple[int]:
 class _Run:
     """Device state of one call: union-find, two minkey arrays, two candidate lists, forest
     keys and the count words (``cnt[0]``, ``cnt[1]``: list lengths; ``cnt[2]``: forest
-    edges). Round by round the lists and the minkey arrays alternate together: the next
-    round reads list ``i`` and ``minkey[i]``."""
+    edges; ``cnt[3:5]``: the fused kernel's results). Round by round the lists and the
+    minkey arrays alternate together: the next round reads list ``i`` and ``minkey[i]``."""
 
     def __init__(self, A, E):
         n, I = A.n, A.index_dtype
         self.I, self.n = I, n
         self.parent = cp.empty(n, dtype=I)
-        both = cp.empty(2 * n, dtype=np.uint64)
-        self.minkey = [both[:n], both[n:]]
+        self.both = cp.empty(2 * n, dtype=np.uint64)
+        self.minkey = [self.both[:n], self.both[n:]]
         esize = _candidate_bytes(I)
         self.lists = [cp.empty(E.m * esize, dtype=np.uint8) for _ in range(2)]
         self.forest = cp.empty(max(1, n - 1), dtype=np.uint64)
-        self.cnt = cp.zeros(3, dtype=np.uint64)
+        self.cnt = cp.zeros(5, dtype=np.uint64)
         self.cap = E.m
         self.i = 0                                 # the list the next round reads
-        _module.kernel("msf_init", I)(_grid(n), (BLOCK,), (n, self.parent, both))
+
+    def max_rounds(self) -> int:
+        """More rounds than Borůvka needs: each round at least halves the components that
+        still have candidates, once every edge is one."""
+        return LIGHT_ROUNDS + self.n.bit_length() + 2
+
+    def fused(self, E, labels, barrier) -> int:
+        """Every phase in one launch (``msf_fused``); returns the forest's size."""
+        kernel = _module.kernel("msf_fused", self.I)
+        _module.launch_resident(
+            kernel, _grid(E.m)[0], BLOCK,
+            (E.ends, E.keys, E.nlight, E.m, np.int32(LIGHT_ROUNDS),
+             np.int32(self.max_rounds()), self.n, self.parent, self.both, *self.lists,
+             self.cnt, self.forest, self.forest.size, labels, barrier, self.count(3)))
+        _, _, k, _, failed = (int(x) for x in self.cnt.get())            # sync
+        if failed:
+            raise RuntimeError("msf: Borůvka rounds made no progress on the gpu executor")
+        return k
+
+    def launched(self, E, labels) -> int:
+        """The phases launched one by one, the list length read back every
+        ``ROUNDS_PER_SYNC`` rounds of the second phase; returns the forest's size."""
+        _module.kernel("msf_init", self.I)(_grid(self.n), (BLOCK,),
+                                           (self.n, self.parent, self.both))
+        self.collect(E, 0, E.nlight, filter_=False)
+        self.rounds(LIGHT_ROUNDS, E.nlight)
+        bound = E.nlight
+        if E.nlight < E.m:
+            self.flatten()                         # one hop to a root for the filter
+            self.collect(E, E.nlight, E.m, filter_=True)
+            bound = E.m
+        for _ in range(self.n.bit_length() // ROUNDS_PER_SYNC + 2):   # halving: <= log2(n) + 1
+            self.rounds(ROUNDS_PER_SYNC, bound)
+            counts = self.cnt.get()                # sync: once per ROUNDS_PER_SYNC rounds
+            bound = int(counts[self.i])
+            if bound == 0:
+                break
+        else:
+            raise RuntimeError("msf: Borůvka rounds made no progress on the gpu executor")
+        self.flatten(labels)
+        return int(counts[2])
 
     def count(self, j: int) -> int:
         return self.cnt.data.ptr + 8 * j

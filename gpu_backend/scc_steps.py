@@ -1,4 +1,5 @@
-"""The SCC group steps of the gpu executor: persistent kernels in ``kernels/scc.cu``.
+"""The SCC group steps of the gpu executor: persistent kernels in ``kernels/scc.cu``, and
+a host finish where the device cannot win.
 
 :meth:`SccSteps.scc_trim` replaces the trim rounds with ONE launch: each active vertex
 counts its active in- and out-neighbours (the row lengths when every vertex is active), the
@@ -18,9 +19,27 @@ The gpu runs one trim and then the signatures on every graph (``scc_seed_phases 
 "trim"``): on Kronecker graphs the signatures finish what the trim leaves in one round, so
 the forward-backward search (a BFS whose levels the host drives) does not pay here.
 
+Two cases go to the host's compiled loops (the fused cpu executor's peeling queue and
+Pearce's variant of Tarjan's algorithm, ``lagraph_py/cpu_steps/scc.py``), run on the
+matrices' host arrays, with the labels copied to the device once (a small graph's staged
+in the label vector until it is read, :meth:`GpuVector.stage_host`):
+
+- a **small graph** (at most ``scc_host_items`` vertices plus arcs): each sweep of the
+  kernel costs a grid barrier of a few microseconds and a call several launches and syncs,
+  while the host labels a few thousand vertices in tens of microseconds;
+- a **deep rest**: the signatures need as many sweeps as labels travel, so on a chain of
+  components (each reaching the next) they take a sweep per arc of the chain. A round of
+  the kernel therefore runs at most ``scc_host_share`` times the time the host would take
+  for all the round started with (``HOST_NS_PER_ITEM`` per vertex and arc), and the
+  kernel at most ``scc_handoff_sweeps`` sweeps in all; then it hands the vertices not done
+  over (a union of whole components), which the host labels by Tarjan's algorithm. A
+  round that finishes in time has labelled whole components, so only a round that stalls
+  (a deep rest) costs the detour, at most that share of the host's own time.
+
 Each step synchronizes a fixed number of times per call (sizes of the work, the count of
-vertices left): never per level, sweep or round. The counts of the last call (trim levels,
-signature rounds and sweeps) are kept on the device and read by :meth:`SccSteps.scc_counts`.
+vertices left or handed over): never per level, sweep or round. The counts of the last
+call (trim levels, signature rounds, sweeps, vertices handed over and a log of the first
+rounds) are read by :meth:`SccSteps.scc_counts`.
 """
 
 from __future__ import annotations
@@ -29,11 +48,19 @@ import cupy as cp
 import numpy as np
 
 from . import _module
-from .storage import ensure_fits
+from .storage import ensure_fits, long_row_chunks
 from .vector import GpuVector
 
 _BLOCK = 512
 _CTL = 8                       # control words of the kernels (zeroed by the allocation)
+#: Rounds whose end the signature kernel logs (LOG_ROUNDS in scc.cu).
+LOG_ROUNDS = 32
+#: Nanoseconds the cpu executor takes per vertex plus arc of an SCC on the hosts of the
+#: lent H100s, at the least: 13-17 on a randomly oriented grid and a swept mesh (40-57 ms
+#: for 1M vertices and 2M arcs, 129-159 ms for 2.1M and 6.9M), 60-110 on a chain of
+#: cycles with shuffled ids (``bench/scc_notes.md``).
+HOST_NS_PER_ITEM = 16
+_NEVER = (1 << 63) - 1
 
 
 def _group_size(edges: int, vertices: int) -> int:
@@ -53,10 +80,21 @@ class SccSteps:
     #: One trim, then the signatures, on every graph: the signature kernel settles a
     #: power-law graph in a round (``bench/scc_notes.md``).
     scc_seed_phases = "trim"
+    #: Graphs of at most this many vertices plus stored arcs are labelled on the host.
+    scc_host_items = 1 << 15
+    #: A signature round hands its rest to the host after this share of the time the host
+    #: would take for everything the round started with: 4 ns per vertex and arc. The
+    #: first round of a swept 128^3 mesh took 23 ms, 2.6 ns per item, before labelling
+    #: most of it in the next rounds (``bench/scc_notes.md``) ...
+    scc_host_share = 0.25
+    #: ... or after this many sweeps (None: no limit).
+    scc_handoff_sweeps = None
     _scc_counts = None
 
     def scc_trim(self, A, AT, active, label) -> GpuVector:
         n, idx = A.n, A.index_dtype
+        if A.n + A.nstored <= self.scc_host_items:
+            return self._host_trim(A, AT, active, label)
         isz = np.dtype(idx).itemsize
         ensure_fits(n * (4 + 5 * isz + 9) + 64, "scc_trim")
         q = active.queue(idx)                                    # sync (size)
@@ -71,7 +109,7 @@ class SccSteps:
         words = cp.zeros(_CTL, dtype=np.uint64)
         ctl, out = words[:4], words[4:]
         g = _group_size(A.nstored, n)
-        (acv, aclo), (tcv, tclo) = _long_row_chunks(A), _long_row_chunks(AT)
+        (acv, aclo), (tcv, tclo) = long_row_chunks(A), long_row_chunks(AT)
         lv, lp = label.for_update()
         _module.launch_resident(
             _module.kernel("scc_trim_fused", idx), _module.grid_for(q.size * g, _BLOCK), _BLOCK,
@@ -85,6 +123,12 @@ class SccSteps:
 
     def scc_signatures(self, A, AT, active, label) -> None:
         n, idx = A.n, A.index_dtype
+        if A.n + A.nstored <= self.scc_host_items:
+            ids = _host_ids(active)
+            self._scc_counts = dict(self._scc_counts or {}, signature_words=None,
+                                    handed_over=ids.size)
+            self._host_labels(A, ids, label)
+            return
         q = active.queue(idx)                                    # sync (size)
         if q.size == 0:
             return
@@ -96,56 +140,124 @@ class SccSteps:
         arcs, spare = cp.empty((m, 2), dtype=idx), cp.empty((m, 2), dtype=idx)
         if m:
             g = _group_size(m, q.size)
-            acv, aclo = _long_row_chunks(A)
+            acv, aclo = long_row_chunks(A)
             _module.kernel("scc_gather_edges", idx)(
                 (_module.grid_for(q.size * g, _BLOCK),), (_BLOCK,),
                 (A.indptr, A.indices, active.present, q, q.size, start, np.int32(g), acv, aclo,
                  acv.size, arcs))
         sig = cp.empty((n, 2), dtype=idx)
-        words = cp.zeros(_CTL, dtype=np.uint64)
+        words = cp.zeros(6 + 3 + 3 * LOG_ROUNDS, dtype=np.uint64)
         ctl, out = words[:6], words[6:]
         kernel = _module.kernel("scc_signatures_fused", idx)
         blocks = _module.resident_blocks(kernel, _module.grid_for(max(m, q.size), _BLOCK),
                                          _BLOCK)
         part = cp.empty(blocks, dtype=np.uint64)
+        lists = (q.copy(), cp.empty_like(q))
+        sweeps = self.scc_handoff_sweeps
         lv, lp = label.for_update()
         _module.launch_resident(
             kernel, blocks, _BLOCK,
-            (q.copy(), cp.empty_like(q), q.size, arcs, spare, m, sig, lv, lp,
-             np.int32(self.scc_local_passes), _module.l2_bytes() // pair, part, ctl,
-             self._barrier(), out))
+            (*lists, q.size, arcs, spare, m, sig, lv, lp, np.int32(self.scc_local_passes),
+             _module.l2_bytes() // pair, float(self.scc_host_share * HOST_NS_PER_ITEM),
+             _NEVER if sweeps is None else int(sweeps), part, ctl, self._barrier(), out))
         label.touched()
-        self._scc_counts = dict(self._scc_counts or {}, signature_words=out)
+        rounds, _, left = (int(x) for x in out[:3].get())       # sync
+        self._scc_counts = dict(self._scc_counts or {}, signature_words=out,
+                                handed_over=left)
+        if left:                                 # the rest's ids, ascending, to the host
+            device_ids = cp.sort(lists[rounds % 2][:left])
+            self._host_labels(A, device_ids.get(), label, device_ids)      # sync
+
+    def _host_trim(self, A, AT, active, label) -> GpuVector:
+        """:meth:`scc_trim` by the host's peeling queue; returns the rest as a vector made
+        on the device when first read, its ids kept on the host."""
+        from lagraph_py.cpu_steps.scc import _peel
+        n = A.n
+        removed, kept = _peel(*_unsigned(A.host_csr()), *_unsigned(AT.host_csr()),
+                              _host_ids(active), n)
+        _host_set(label, removed, removed, A.index_dtype)
+        self._scc_counts = dict(self._scc_counts or {}, trim_levels=None)
+        kept = kept.astype(np.int64)
+
+        def build():
+            idx = cp.asarray(kept)
+            values, present = cp.empty(n, dtype=np.int64), cp.zeros(n, dtype=bool)
+            values[idx] = idx
+            present[idx] = True
+            return values, present
+
+        rest = GpuVector(n, lazy=build, nvals=kept.size)
+        rest._host_queue = kept
+        return rest
+
+    def _host_labels(self, A, ids, label, device_ids=None) -> None:
+        """Label the vertices ``ids`` (host, ascending: a union of whole components) by the
+        host's Tarjan on the subgraph they induce in ``A``; ``device_ids``: the same ids
+        on the device, if they are there."""
+        from lagraph_py.cpu_steps.scc import _smallest_id_components
+        if ids.size:
+            like = np.empty(0, np.uint32 if 2 * A.n + 2 <= np.iinfo(np.uint32).max
+                            else np.uint64)
+            smallest = _smallest_id_components(*_unsigned(A.host_csr()),
+                                               ids.astype(np.uint64), A.n, like)
+            _host_set(label, ids, smallest, A.index_dtype, device_ids)
 
     def scc_counts(self) -> dict:
         """Counts of the last fused SCC steps: ``trim_levels`` (peeling levels of the last
-        trim), ``signature_rounds`` and ``signature_sweeps`` (of the last
-        :meth:`scc_signatures`, read from the device: a sync)."""
+        trim; None on the host), ``signature_rounds`` and ``signature_sweeps`` (of the last
+        :meth:`scc_signatures` on the device), ``handed_over`` (vertices it left to the
+        host's Tarjan) and ``round_log`` (for each of its first ``LOG_ROUNDS`` rounds: the
+        sweeps so far, the vertices left and the milliseconds since its start). Reading
+        the device's words is a sync."""
         counts = dict(self._scc_counts or {})
         words = counts.pop("signature_words", None)
         if words is not None:
-            counts["signature_rounds"], counts["signature_sweeps"] = (
-                int(x) for x in words[:2].get())                 # sync
+            w = words.get()                                      # sync
+            counts["signature_rounds"], counts["signature_sweeps"] = int(w[0]), int(w[1])
+            log = w[3:3 + 3 * min(int(w[0]), LOG_ROUNDS)].reshape(-1, 3)
+            counts["round_log"] = [(int(a), int(b), round(c / 1e6, 3)) for a, b, c in log]
         return counts
 
 
-#: Rows longer than this are cut into chunks of CHUNK arcs, each counted and peeled by a
-#: whole block (LONG_ROW and CHUNK in scc.cu).
-LONG_ROW, CHUNK = 512, 2048
+def _host_ids(active) -> np.ndarray:
+    """The present indices of ``active`` on the host, ascending, as uint64 (the compiled
+    loops' type): a copy from the device unless known (every index, or a host list kept
+    with the vector)."""
+    if active.nvals() == active.size:
+        return np.arange(active.size, dtype=np.uint64)
+    if active._host_queue is not None:
+        return active._host_queue.astype(np.uint64)
+    return active.queue().get().astype(np.uint64)               # sync
 
 
-def _long_row_chunks(M) -> tuple[cp.ndarray, cp.ndarray]:
-    """The chunks of the rows of ``M`` longer than LONG_ROW: each one's vertex (``M``'s
-    index type) and first arc (int64), device arrays built from the host degrees and
-    cached on ``M``."""
-    chunks = getattr(M, "_scc_chunks", None)
-    if chunks is None:
-        deg = M.row_degree_host().astype(np.int64)
-        rows = np.flatnonzero(deg > LONG_ROW)
-        pieces = -(-deg[rows] // CHUNK)
-        vertex = np.repeat(rows, pieces)
-        first = np.concatenate(([0], np.cumsum(deg)))[vertex]
-        k = np.arange(vertex.size) - np.repeat(np.cumsum(pieces) - pieces, pieces)
-        chunks = M._scc_chunks = (cp.asarray(vertex.astype(M.index_dtype)),
-                                  cp.asarray(first + k * CHUNK))
-    return chunks
+def _host_set(label, ids, values, index_dtype, device_ids=None) -> None:
+    """``label(ids[i]) = values[i]`` for host arrays (``values`` never -1): into the host
+    values that ``label`` stages while it holds nothing else (a small graph's labels, then
+    copied in one piece when first read: :meth:`GpuVector.stage_host`), else on the device
+    by one launch after one copy (of the values alone where ``device_ids`` holds the ids
+    there)."""
+    if ids.size == 0:
+        return
+    staged = label.staged_host()
+    if staged is None and label._nvals == 0:
+        staged = np.full(label.size, -1, dtype=np.int64)
+    if staged is not None:
+        staged[ids] = values
+        label.stage_host(staged, -1)
+        return
+    if device_ids is None:
+        both = cp.asarray(np.concatenate((ids.astype(index_dtype), values.astype(index_dtype))))
+        device_ids, device_values = both[:ids.size], both[ids.size:]
+    else:
+        device_values = cp.asarray(values.astype(index_dtype))
+    lv, lp = label.for_update()
+    _module.kernel("scc_set_labels", index_dtype)(
+        (_module.grid_for(ids.size, _BLOCK),), (_BLOCK,),
+        (device_ids, device_values, ids.size, lv, lp))
+    label.touched()
+
+
+def _unsigned(csr) -> tuple[np.ndarray, np.ndarray]:
+    """Host CSR arrays seen as unsigned integers of the same width (no copy), as the
+    compiled loops take them."""
+    return tuple(a.view(np.dtype(f"u{a.itemsize}")) for a in csr)

@@ -4,9 +4,10 @@ A :class:`DeviceMatrix` is the CSR pattern of a graph (rows = out-edges) or of i
 transpose (rows = in-edges, i.e. CSC of the graph), with int32 indices where they fit and
 int64 otherwise (the graph's own index type). The COO row array (edge-centric BFS) and a
 ``cupyx.scipy.sparse.csr_matrix`` view (for users and the naive SpMV baseline) are built on
-first use, and so are the pull lists of the BFS (:meth:`DeviceMatrix.pull_lists`). Everything is
-cached in ``G._cached``, so a second call copies nothing to the device. The transpose of an
-undirected graph is the graph itself and shares its storage.
+first use, and so are the pull lists of the BFS (:meth:`DeviceMatrix.pull_lists`) and the
+chunks of its long rows (:func:`long_row_chunks`). Everything is cached in ``G._cached``, so
+a second call copies nothing to the device. The transpose of an undirected graph is the
+graph itself and shares its storage.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import numpy as np
 #: of the highest out-degree vertices as hubs.
 HUB_SLOTS = 2048
 _SORT_CHUNK = 1 << 26
+#: Rows longer than LONG_ROW are cut into chunks of CHUNK entries, each handled by a whole
+#: block (LONG_ROW and CHUNK in kernels/shared.cuh).
+LONG_ROW, CHUNK = 512, 2048
 
 
 class DeviceMatrix:
@@ -39,9 +43,11 @@ class DeviceMatrix:
                                if deg.size > HUB_SLOTS else deg.max(initial=0) + 1))
         self._host_deg = deg
         self._host_ptr = np.asarray(indptr)
+        self._host_indices = indices if isinstance(indices, np.ndarray) else None
         self._rows = None
         self._csr = None
         self._pull_lists = {}
+        self._long_chunks = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -96,6 +102,13 @@ class DeviceMatrix:
         """Entries per row, on the host (for host-side decisions without a sync)."""
         return self._host_deg
 
+    def host_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(indptr, indices)`` of this matrix on the host (the arrays it was built from;
+        read back once, a sync, where it was made on the device). Read-only."""
+        if self._host_indices is None:
+            self._host_indices = self.indices.get()                      # sync (once)
+        return self._host_ptr, self._host_indices
+
     def to_cupyx(self):
         """A ``cupyx.scipy.sparse.csr_matrix`` (float32 ones) sharing the index arrays."""
         if self._csr is None:
@@ -107,6 +120,23 @@ class DeviceMatrix:
     def __repr__(self) -> str:
         what = "transpose" if self.transposed else "adjacency"
         return f"<DeviceMatrix {what} n={self.n} nstored={self.nstored} {self.index_dtype}>"
+
+
+def long_row_chunks(M: DeviceMatrix) -> tuple[cp.ndarray, cp.ndarray]:
+    """The chunks of the rows of ``M`` longer than LONG_ROW: each one's vertex (``M``'s
+    index type) and first entry (int64), device arrays built from the host degrees and
+    cached on ``M``."""
+    chunks = M._long_chunks
+    if chunks is None:
+        deg = M.row_degree_host().astype(np.int64)
+        rows = np.flatnonzero(deg > LONG_ROW)
+        pieces = -(-deg[rows] // CHUNK)
+        vertex = np.repeat(rows, pieces)
+        first = np.concatenate(([0], np.cumsum(deg)))[vertex]
+        k = np.arange(vertex.size) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+        chunks = M._long_chunks = (cp.asarray(vertex.astype(M.index_dtype)),
+                                   cp.asarray(first + k * CHUNK))
+    return chunks
 
 
 def free_bytes() -> int:

@@ -18,7 +18,9 @@ queue and builds its bitmap only when some step reads it (``lazy``). Host-side c
 cached when known (``_nvals``) so that ``nvals`` costs no synchronization then.
 
 In-place steps (``assign``, ``assign_scalar`` and the fused BFS kernels) bump ``version``,
-which invalidates any derived state another step cached on the vector.
+which invalidates any derived state another step cached on the vector. A step that
+computes on the host (a small graph's SCC) may stage host values instead
+(:meth:`GpuVector.stage_host`): they go to the device in one copy when first read.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class GpuVector:
 
     __slots__ = ("size", "_values", "_present", "_lazy", "_nvals", "_queue", "_queue_build",
                  "_qedges", "version", "bfs_state", "_host_queue", "_one",
-                 "absent", "__weakref__")
+                 "absent", "_host_values", "__weakref__")
 
     def __init__(self, size: int, values=None, present=None, *, nvals: int | None = None,
                  lazy: Callable[[], tuple] | None = None, queue=None):
@@ -56,6 +58,7 @@ class GpuVector:
         self._host_queue = None      # host copy of a short index list, when known
         self._one = None             # (index, value, dtype) of a one-entry vector
         self.absent = None           # the value every absent index holds, when known
+        self._host_values = None     # host values not copied to the device yet (stage_host)
 
     # ------------------------------------------------------------------ storage
     def _materialize(self) -> None:
@@ -119,12 +122,34 @@ class GpuVector:
         self.absent = absent
         return index, value, self._values
 
+    def stage_host(self, values: np.ndarray, absent) -> None:
+        """Replace the entries by host ``values`` (``absent`` at the absent indices, a value
+        no present entry holds), copied to the device when a step first reads the vector;
+        until then :meth:`staged_host` gives them for more host updates. The vector then
+        keeps no presence bytes: they are ``values != absent``."""
+        self._host_values = values
+        self._lazy = self._upload_staged
+        self._values = self._present = None
+        self.touched()
+        self.absent = absent
+        self._nvals = int(np.count_nonzero(values != absent))
+
+    def staged_host(self) -> np.ndarray | None:
+        """The host values of :meth:`stage_host` while not copied yet (update them in
+        place, then call :meth:`stage_host` again for the count), else None."""
+        return self._host_values
+
+    def _upload_staged(self) -> tuple[cp.ndarray, None]:
+        values, self._host_values = self._host_values, None
+        return cp.asarray(values), None
+
     def release(self) -> cp.ndarray:
         """The values, handed over: the vector may not be used afterwards."""
         self._materialize()
         out = self._values
         self._values = self._present = self._queue = self._queue_build = None
         self._nvals = self._host_queue = self.bfs_state = self._one = self.absent = None
+        self._host_values = None
         self._lazy = _released
         return out
 

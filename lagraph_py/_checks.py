@@ -81,3 +81,15 @@ def as_source(source, n: int) -> int:
 def index_dtype(n: int, nstored: int) -> np.dtype:
     """The narrowest index type (int32 or int64) that holds ids below ``n`` and ``nstored`` offsets."""
     return np.dtype(np.int32) if max(n, nstored) <= INT32_MAX else np.dtype(np.int64)
+
+
+def undirected(G, symmetrize: bool, refusal: str):
+    """``G`` itself if undirected. A directed ``G`` raises ``ValueError(refusal)`` unless
+    ``symmetrize``; then each of its edges ``(u, v, w)`` becomes the undirected edge
+    ``{u, v}`` of a new graph (of parallel edges the lightest kept)."""
+    if not G.directed:
+        return G
+    if not symmetrize:
+        raise ValueError(refusal)
+    src, dst, w = G.edges()
+    return type(G).from_edges(src, dst, w, n=G.n, directed=False)

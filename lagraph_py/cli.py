@@ -7,6 +7,11 @@ A thin layer on the public API (:func:`lagraph_py.read_mtx`, :func:`lagraph_py.b
     lagraph-py scc web-Google.txt.gz --json
     lagraph-py generate --grid 300x300 --output grid.mtx
     lagraph-py bench --graphs kron14 grid200x200
+    lagraph-py warmup
+
+On the cpu, a run reports which code ran: the compiled loops, or scipy's routines while
+the loops are not ready (they compile in the background once per installation; ``warmup``
+compiles them, or waits for them); time spent compiling inside a run is reported apart.
 
 The summary goes to stdout (``--json``: one JSON object instead); errors are one line on
 stderr and a non-zero exit status (``--debug`` shows the traceback). Reading, generating
@@ -33,20 +38,27 @@ from . import __version__, generate, validate
 from .algorithms.bfs import bfs
 from .algorithms.msf import msf
 from .algorithms.scc import scc
+from .compilation import compile_cpu_loops, compile_timer, loops_state
 from .graph import Graph
 from .io import read_edgelist, read_mtx, write_mtx
 from .results import asnumpy
 
 PROG = "lagraph-py"
-#: Generated graphs: option -> (generator name, size grammar, takes ``directed=``).
+#: Generated graphs: option (``_`` spelled ``-``) -> (generator name, size grammar, which
+#: graphs: ``"either"`` (``--directed`` asks for the directed one), ``"undirected"`` or
+#: ``"directed"`` (``--directed`` is refused: the generator makes only one kind)).
 GENERATORS = {
-    "kronecker": ("kronecker", "SCALE", True),
-    "rmat": ("rmat", "SCALE", True),
-    "ssca2": ("ssca2", "SCALE", False),
-    "grid": ("grid", "ROWSxCOLS", True),
-    "road": ("road", "ROWSxCOLS", False),
-    "mesh": ("mesh", "XxYxZ", True),
+    "kronecker": ("kronecker", "SCALE", "either"),
+    "rmat": ("rmat", "SCALE", "either"),
+    "ssca2": ("ssca2", "SCALE", "undirected"),
+    "uniform": ("uniform", "NxDEG", "either"),
+    "grid": ("grid", "ROWSxCOLS", "either"),
+    "road": ("road", "ROWSxCOLS", "undirected"),
+    "mesh": ("mesh", "XxYxZ", "either"),
+    "cycle_chain": ("cycle_chain", "CYCLESxLENGTH", "directed"),
 }
+#: Size grammar words that take a decimal number (all others: a non-negative integer).
+DECIMAL_WORDS = ("DEG",)
 #: Output file kinds of each algorithm, by file name extension.
 OUTPUTS = {"bfs": (".npy", ".csv", ".mtx"), "msf": (".npy", ".csv", ".mtx"),
            "scc": (".npy", ".csv")}
@@ -109,19 +121,30 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[[i
 
 
 # ---------------------------------------------------------------------- graphs
-def parse_size(kind: str, text: str) -> tuple[int, ...]:
-    """The numbers of a generator's size argument: ``"16"`` or ``"300x200"``.
+def parse_size(kind: str, text: str) -> tuple[int | float, ...]:
+    """The numbers of a generator's size argument: ``"16"``, ``"300x200"`` or
+    ``"1000x2.5"`` (a decimal where the grammar says ``DEG``).
 
     Examples
     --------
     >>> parse_size("grid", "300x200")
     (300, 200)
+    >>> parse_size("uniform", "1000x2.5")
+    (1000, 2.5)
     """
     grammar = GENERATORS[kind][1]
-    parts = grammar.count("x") + 1
-    if not re.fullmatch(r"\d+" + r"x\d+" * (parts - 1), text):
-        raise UsageError(f"--{kind} takes {grammar}, got {text!r}")
-    return tuple(int(p) for p in text.split("x"))
+    words = grammar.split("x")
+    pattern = "x".join(r"(\d+(?:\.\d+)?)" if w in DECIMAL_WORDS else r"(\d+)" for w in words)
+    match = re.fullmatch(pattern, text)
+    if not match:
+        raise UsageError(f"{_option(kind)} takes {grammar}, got {text!r}")
+    return tuple(float(p) if w in DECIMAL_WORDS else int(p)
+                 for w, p in zip(words, match.groups()))
+
+
+def _option(kind: str) -> str:
+    """The command-line option of generator ``kind``."""
+    return "--" + kind.replace("_", "-")
 
 
 def generated(kind: str, size: str, *, directed: bool = False, weights: str | None = None,
@@ -133,19 +156,19 @@ def generated(kind: str, size: str, *, directed: bool = False, weights: str | No
     >>> generated("grid", "3x4").n
     12
     """
-    name, _, takes_directed = GENERATORS[kind]
+    name, _, which = GENERATORS[kind]
     numbers = parse_size(kind, size)
     make = getattr(generate, name)
     options = dict(seed=seed, weights=weights)
     if directed:
-        if not takes_directed:
-            raise UsageError(f"--{kind} graphs are undirected; drop --directed")
+        if which != "either":
+            raise UsageError(f"{_option(kind)} graphs are {which}; drop --directed")
         options["directed"] = True
     if orientation is not None:
         if not (directed and kind in ("grid", "mesh")):
             raise UsageError("--orientation applies to --grid and --mesh with --directed")
         options["orientation"] = orientation
-    with progress(f"generating {kind} {size}"):
+    with progress(f"generating {_option(kind)[2:]} {size}"):
         return make(*numbers, **options)
 
 
@@ -179,7 +202,7 @@ def load_graph(args) -> tuple[Graph, str]:
     kind = kinds[0]
     G = generated(kind, getattr(args, kind), directed=args.directed, weights=args.weights,
                   seed=args.seed or 0, orientation=args.orientation)
-    return G, f"{kind} {getattr(args, kind)}"
+    return G, f"{_option(kind)[2:]} {getattr(args, kind)}"
 
 
 def graph_summary(G: Graph) -> dict:
@@ -192,7 +215,8 @@ def graph_summary(G: Graph) -> dict:
 
 # ---------------------------------------------------------------------- algorithms
 def run_algorithm(name: str, G: Graph, args):
-    """Run ``name`` on ``G`` as the arguments ask; return ``(result, seconds)``."""
+    """Run ``name`` on ``G`` as the arguments ask; return ``(result, seconds, seconds
+    numba spent compiling in the call)``, the first without the last."""
     if name == "bfs":
         source = args.source if args.source is not None else _first_source(G)
         call = lambda: bfs(G, source, backend=args.backend, method=args.method)  # noqa: E731
@@ -200,10 +224,12 @@ def run_algorithm(name: str, G: Graph, args):
         call = lambda: msf(G, backend=args.backend, symmetrize=args.symmetrize)  # noqa: E731
     else:
         call = lambda: scc(G, backend=args.backend)  # noqa: E731
-    t0 = time.perf_counter()
-    result = call()
-    _synchronize(args.backend)
-    return result, time.perf_counter() - t0
+    with compile_timer() as compiling:
+        t0 = time.perf_counter()
+        result = call()
+        _synchronize(args.backend)
+        seconds = time.perf_counter() - t0
+    return result, seconds - compiling(), compiling()
 
 
 def result_summary(name: str, G: Graph, result, seconds: float) -> dict:
@@ -279,9 +305,13 @@ def cmd_algorithm(args) -> int:
     t0 = time.perf_counter()
     G, description = load_graph(args)
     t_load = time.perf_counter() - t0
-    result, seconds = run_algorithm(name, G, args)
+    cpu_code = loops_state() if args.backend == "cpu" else None
+    result, seconds, compiling = run_algorithm(name, G, args)
     report = dict(command=name, graph=description, **graph_summary(G), load_seconds=t_load,
                   backend=args.backend, **result_summary(name, G, result, seconds))
+    if cpu_code is not None:
+        report.update(cpu_code="scipy" if cpu_code == "scipy" else "compiled",
+                      compile_seconds=compiling)
     if name == "bfs":
         report["method"] = args.method
     if args.validate:
@@ -306,6 +336,16 @@ def cmd_generate(args) -> int:
                   output=args.output)
     _print(report, args.json, f"{description}: n = {G.n:,}, edges = {G.nedges:,} "
                               f"-> {args.output}")
+    return 0
+
+
+def cmd_warmup(args) -> int:
+    before = loops_state()
+    seconds = compile_cpu_loops()
+    report = dict(command="warmup", seconds=seconds, compiled_before=before == "compiled")
+    human = ("the cpu executor's loops were compiled already" if before == "compiled"
+             else f"compiled the cpu executor's loops in {seconds:.1f} s")
+    _print(report, args.json, human)
     return 0
 
 
@@ -336,6 +376,12 @@ def _human(name: str, r: dict) -> str:
                      f"total weight {r['total_weight']:.6g}")
     else:
         lines.append(f"{head}: {r['components']:,} components, largest {r['largest']:,}")
+    if r.get("compile_seconds"):
+        lines.append(f"and {r['compile_seconds']:.1f} s compiling loops (once per "
+                     "installation)")
+    if r.get("cpu_code") == "scipy":
+        lines.append("compiled loops not ready: ran scipy's routines; the loops compile in "
+                     f"the background, once per installation ({PROG} warmup waits for them)")
     if r.get("valid"):
         lines.append("result valid")
     if r.get("output"):
@@ -351,9 +397,9 @@ def _print(report: dict, as_json: bool, human: str) -> None:
 def _graph_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", help=".mtx or SNAP edge list (.gz read through gzip)")
     for kind, (name, grammar, _) in GENERATORS.items():
-        p.add_argument(f"--{kind}", metavar=grammar, help=f"generate.{name} graph")
+        p.add_argument(_option(kind), metavar=grammar, help=f"generate.{name} graph")
     p.add_argument("--directed", action="store_true",
-                   help="generate the directed variant (kronecker, rmat, grid, mesh)")
+                   help="generate the directed variant (kronecker, rmat, uniform, grid, mesh)")
     p.add_argument("--orientation", choices=["random", "sweep"],
                    help="one arc per edge of a directed grid or mesh (default: both)")
     p.add_argument("--undirected", action="store_true",
@@ -388,6 +434,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--validate", action="store_true", help="check the result's rules")
         p.add_argument("--output", help="write the result: " + ", ".join(OUTPUTS[name]))
         p.set_defaults(run=cmd_algorithm)
+    p = sub.add_parser("warmup", help="compile the cpu executor's loops now (once per "
+                                      "installation)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    p.set_defaults(run=cmd_warmup)
     p = sub.add_parser("generate", help="write a generated graph as Matrix Market")
     _graph_options(p)
     p.add_argument("--output", required=True, help=".mtx or .mtx.gz")

@@ -10,10 +10,10 @@ the table of steps with their cpu and gpu implementations.
 Group steps (:meth:`Executor.bfs_search`, :meth:`Executor.bfs_level`,
 :meth:`Executor.bfs_push_levels`, :meth:`Executor.bfs_pull_levels`,
 :meth:`Executor.spanning_forest`,
-:meth:`Executor.connected_components`, :meth:`Executor.scc_trim`,
-:meth:`Executor.scc_signatures`) are defined here by their primitive steps; an executor may
-replace one with fused code (a kernel, a compiled loop), provided the result is the same.
-The algorithm text never changes.
+:meth:`Executor.connected_components`, :meth:`Executor.strong_components`,
+:meth:`Executor.scc_trim`, :meth:`Executor.scc_signatures`) are defined here by their
+primitive steps; an executor may replace one with fused code (a kernel, a compiled loop),
+provided the result is the same. The algorithm text never changes.
 """
 
 from __future__ import annotations
@@ -87,9 +87,9 @@ class Executor(ABC):
     #: What the SCC text runs before :meth:`scc_signatures` (see
     #: :mod:`lagraph_py.algorithms.scc`): ``"forward_backward"``, on graphs with hubs only,
     #: trim, a forward-backward search from the largest hub, trim, 2-cycles (pays where
-    #: ``scc_signatures`` is slow on a giant component: the primitive rounds, a serial
-    #: Tarjan); ``"trim"``, one trim on every graph (an executor whose ``scc_signatures``
-    #: settles a power-law graph in a round or two).
+    #: ``scc_signatures`` is slow on a giant component: the primitive rounds); ``"trim"``,
+    #: one trim on every graph (an executor whose ``scc_signatures`` settles a power-law
+    #: graph in a round or two).
     scc_seed_phases: str = "forward_backward"
 
     # ---------------------------------------------------------------- storage
@@ -302,6 +302,18 @@ class Executor(ABC):
         from .algorithms.scc import fastsv
         return fastsv(self, A, n)
 
+    def strong_components(self, G) -> Any:
+        """A full vector: the smallest vertex id of the strongly connected component of
+        each vertex of the directed graph ``G``.
+
+        Defined by the text of :mod:`lagraph_py.algorithms.scc`
+        (:func:`~lagraph_py.algorithms.scc.strong_components`): the seed phases that
+        :attr:`scc_seed_phases` names, then :meth:`scc_signatures`, in the steps above. An
+        executor may replace the whole with fused code giving the same labels.
+        """
+        from .algorithms.scc import strong_components
+        return strong_components(self, G)
+
     def scc_trim(self, A, AT, active, label) -> Any:
         """Label every vertex of ``active`` that has no active in- or out-neighbour by its
         own id, repeatedly, and return the vertices left (values: own ids).
@@ -344,6 +356,10 @@ def get_executor(backend) -> Executor:
     reference cpu executor, whose group steps are the primitive definitions above). The gpu
     executor lives in the separate package ``gpu_backend`` and is imported only here, so
     ``import lagraph_py`` works on machines without CuPy.
+
+    "cpu" is the fused executor (:mod:`lagraph_py.cpu_steps`) once its compiled loops are
+    on disk; until then, :class:`~lagraph_py.scipy_cpu.ScipyCpuExecutor`, while a
+    background process compiles them (:mod:`lagraph_py.compilation`).
     """
     if isinstance(backend, Executor):
         return backend
@@ -351,6 +367,10 @@ def get_executor(backend) -> Executor:
         raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
     if backend not in _EXECUTORS:
         if backend == "cpu":
+            from .compilation import cold_executor
+            cold = cold_executor()          # one stat per call until the loops are ready
+            if cold is not None:
+                return cold
             from .cpu_steps import FusedCpuExecutor
             _EXECUTORS[backend] = FusedCpuExecutor()
         else:

@@ -1,4 +1,5 @@
-"""Seeded synthetic graphs: Graph500 Kronecker, R-MAT, SSCA#2, 2-D grids, 3-D meshes, roads.
+"""Seeded synthetic graphs: Graph500 Kronecker, R-MAT, SSCA#2, uniform random graphs, 2-D
+grids, 3-D meshes, roads and chains of cycles.
 
 Every generator takes ``seed`` and draws from its own ``numpy.random.default_rng(seed)``
 (never numpy's global state), so one seed always gives the same graph. All work is
@@ -28,7 +29,8 @@ import numpy as np
 from ._checks import as_count
 from .graph import Graph
 
-__all__ = ["kronecker", "rmat", "ssca2", "grid", "mesh", "road", "WEIGHT_KINDS", "ORIENTATIONS"]
+__all__ = ["kronecker", "rmat", "ssca2", "uniform", "grid", "mesh", "road", "cycle_chain",
+           "WEIGHT_KINDS", "ORIENTATIONS"]
 
 #: Graph500 Kronecker initiator (A, B, C); D = 1 - A - B - C = 0.05.
 GRAPH500_ABC = (0.57, 0.19, 0.19)
@@ -48,6 +50,8 @@ WEIGHT_KINDS = (None, "uniform", "real")
 ORIENTATIONS = ("random", "sweep")
 #: Largest scale: vertex ids are built in uint32.
 MAX_SCALE = 32
+#: Largest vertex count of :func:`uniform`: a vertex pair is drawn as the int64 ``u * n + v``.
+UNIFORM_MAX_N = 2**31
 
 _CHUNK = 1 << 18  # edges drawn per block: the per-level temporaries then stay in cache
 
@@ -206,6 +210,58 @@ def ssca2(scale, seed=0, *, max_clique_size=None, weights=None) -> Graph:
     return Graph.from_edges(src, dst, _draw_weights(kind, src.size, rng), n=n, directed=False)
 
 
+def uniform(n, mean_degree, directed=False, seed=0, *, weights=None) -> Graph:
+    """Uniform random graph (Erdős–Rényi G(n, m)): ``m`` distinct edges drawn uniformly.
+
+    Undirected: ``m = round(n * mean_degree / 2)`` edges among the ``n (n-1) / 2`` vertex
+    pairs, so the mean degree (stored entries per vertex) is ``mean_degree``. Directed:
+    ``m = round(n * mean_degree)`` arcs among the ``n (n-1)`` ordered pairs, the mean
+    out-degree. No self-loops, no repeated edges. Pairs are drawn uniformly and
+    independently, self-loops rejected, and the first ``m`` distinct pairs kept: every
+    set of ``m`` pairs is equally likely. Such a graph has no locality and, at mean
+    degree above 1, one giant component of small diameter (``log n / log mean_degree``
+    levels) beside many tiny ones.
+
+    Parameters
+    ----------
+    n : int
+        Vertex count, ``0 <= n <= 2**31``.
+    mean_degree : float
+        Mean degree (undirected) or out-degree (directed), ``0 <= mean_degree <= n - 1``.
+    directed : bool, default False
+        Draw arcs instead of edges.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` (pairs, then weights).
+    weights : {None, "uniform", "real"}, default None
+        Edge weights; see the module docstring.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> G = uniform(1000, 4, seed=1)
+    >>> G.n, G.nedges, G.nstored, G.nself_loops
+    (1000, 2000, 4000, 0)
+    >>> uniform(1000, 1.5, directed=True).nstored
+    1500
+    """
+    n = as_count(n, "n")
+    if n > UNIFORM_MAX_N:
+        raise ValueError(f"n must be at most {UNIFORM_MAX_N}, got {n}")
+    if isinstance(mean_degree, (bool, np.bool_)) or not isinstance(mean_degree, numbers.Real):
+        raise TypeError(f"mean_degree must be a real number, got {type(mean_degree).__name__}")
+    if not 0 <= mean_degree <= max(n - 1, 0):
+        raise ValueError(f"mean_degree must lie in [0, n - 1] = [0, {max(n - 1, 0)}], "
+                         f"got {mean_degree}")
+    kind = _as_weight_kind(weights)
+    rng = _rng(seed)
+    m = round(n * float(mean_degree) / (1 if directed else 2))
+    src, dst = _distinct_pairs(n, m, bool(directed), rng)
+    return Graph.from_edges(src, dst, _draw_weights(kind, m, rng), n=n, directed=bool(directed))
+
+
 def grid(rows, cols, *, weights=None, seed=0, directed=False, orientation=None,
          two_way=0.0) -> Graph:
     """2-D grid with 4-neighbour connectivity (a road-like graph of diameter ``rows + cols - 2``).
@@ -329,6 +385,57 @@ def road(rows, cols, *, keep=0.7, seed=0, weights=None) -> Graph:
                             directed=False)
 
 
+def cycle_chain(ncycles, length, *, shuffle=False, seed=0, weights=None) -> Graph:
+    """A deep chain of strongly connected components: ``ncycles`` directed cycles of
+    ``length`` vertices, each linked by one arc to the next.
+
+    Cycle ``c`` holds the vertices ``c * length .. (c + 1) * length - 1``, each with an arc
+    to the next one around the cycle (a cycle of one vertex is a self-loop); the last
+    vertex of cycle ``c`` has one more arc, to the first vertex of cycle ``c + 1``. So the
+    graph has ``ncycles`` strongly connected components of ``length`` vertices whose
+    condensation is a path of ``ncycles`` vertices: an SCC code that propagates labels
+    along arcs needs about ``ncycles * length`` rounds, one trimming or pivoting on the
+    chain's ends ``ncycles`` rounds. The arc count is ``ncycles * length + ncycles - 1``.
+
+    Parameters
+    ----------
+    ncycles, length : int
+        Number of cycles and vertices per cycle (non-negative).
+    shuffle : bool, default False
+        Relabel the vertices by a random permutation (then no id order follows the chain).
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` (permutation, then weights).
+    weights : {None, "uniform", "real"}, default None
+        Arc weights; see the module docstring.
+
+    Returns
+    -------
+    Graph
+        A directed graph.
+
+    Examples
+    --------
+    >>> G = cycle_chain(3, 4)
+    >>> G.n, G.nstored, G.directed
+    (12, 14, True)
+    >>> G.indices[G.indptr[3]:G.indptr[4]].tolist()    # the last vertex of the first cycle
+    [0, 4]
+    """
+    ncycles, length = as_count(ncycles, "ncycles"), as_count(length, "length")
+    kind = _as_weight_kind(weights)
+    rng = _rng(seed)
+    n = ncycles * length
+    vertex = np.arange(n, dtype=np.int64)
+    around = vertex - vertex % length + (vertex % length + 1) % length if length else vertex
+    last = np.arange(1, ncycles if length else 0, dtype=np.int64) * length - 1
+    src = np.concatenate([vertex, last])
+    dst = np.concatenate([around, last + 1])
+    if shuffle:
+        perm = rng.permutation(n)
+        src, dst = perm[src], perm[dst]
+    return Graph.from_edges(src, dst, _draw_weights(kind, src.size, rng), n=n, directed=True)
+
+
 # ---------------------------------------------------------------------- shared machinery
 def _recursive_matrix_graph(scale, edgefactor, abc, seed, weights, directed) -> Graph:
     """Kronecker / R-MAT: draw the edges, permute vertex labels, attach weights."""
@@ -371,6 +478,25 @@ def _quadrant_edges(scale: int, m: int, abc, rng: np.random.Generator):
             r |= np.left_shift(row_bit, bit, out=tmp, dtype=np.uint32)
             c |= np.left_shift(col_bit, bit, out=tmp, dtype=np.uint32)
     return rows, cols
+
+
+def _distinct_pairs(n: int, m: int, directed: bool, rng: np.random.Generator):
+    """The first ``m`` distinct pairs ``(u, v)``, ``u != v``, of a stream of uniform
+    draws (``u < v`` when undirected): a uniformly random ``m``-set of pairs."""
+    total = n * (n - 1) if directed else n * (n - 1) // 2
+    if m > total:
+        raise ValueError(f"{m} edges do not fit among the {total} pairs of {n} vertices")
+    keys = np.empty(0, dtype=np.int64)
+    while keys.size < m:
+        need = m - keys.size
+        u, v = rng.integers(0, n, size=(2, need + need // 8 + 16), dtype=np.int64)
+        u, v = u[u != v], v[u != v]
+        if not directed:
+            u, v = np.minimum(u, v), np.maximum(u, v)
+        keys = np.concatenate([keys, u * n + v])
+        _, first = np.unique(keys, return_index=True)
+        keys = keys[np.sort(first)[:m]]                 # first occurrences, in draw order
+    return keys // max(n, 1), keys % max(n, 1)
 
 
 def _lattice(shape, weights, seed, directed, orientation, two_way) -> Graph:

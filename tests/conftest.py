@@ -1,14 +1,23 @@
-"""Shared fixtures: the cross-backend parametrization and the test data folder.
+"""Shared fixtures: the cross-backend parametrization and the test data folder; the
+suite runs the cpu executor's compiled loops (compiled in the foreground).
 
 Every algorithm test that takes the ``backend`` fixture runs its body once per executor;
 the gpu run is skipped (not failed) where CuPy or a CUDA device is absent.
 """
 
+import os
 from pathlib import Path
 
 import pytest
 
+from lagraph_py.compilation import MODE_VARIABLE
+
 DATA = Path(__file__).parent / "data"
+
+# The suite exercises the compiled loops: they compile in the calls that need them (a fresh
+# checkout has an empty numba cache), not in a background process while scipy's routines
+# answer.
+os.environ[MODE_VARIABLE] = "foreground"
 
 
 def gpu_available() -> bool:

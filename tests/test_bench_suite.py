@@ -227,3 +227,100 @@ def test_report_rewrites_only_its_section(results, tmp_path):
     readme.write_text("no markers\n")
     with pytest.raises(ValueError, match="no results section"):
         report.write_report(results, images, readme)
+
+
+# ---------------------------------------------------------------------- the corpus runners
+def test_corpus_task_graphs():
+    from bench import gpu_corpus
+    D = lg.generate.cycle_chain(4, 3)
+    forms = gpu_corpus.task_graphs(D, "d")
+    assert set(forms) == {"bfs", "msf", "scc", "cc"}
+    assert forms["bfs"] is D and forms["scc"] is D
+    assert not forms["cc"].directed and not forms["cc"].weighted
+    assert not forms["msf"].directed and forms["msf"].weighted
+    assert forms["cc"].nstored == 2 * D.nstored                 # no arc of D is two-way
+    U = lg.generate.grid(3, 4)
+    assert set(gpu_corpus.task_graphs(U, "u")) == {"bfs", "msf", "cc"}   # no scc
+    assert set(gpu_corpus.task_graphs(U, "u", ["bfs", "scc"])) == {"bfs"}
+
+
+def test_corpus_summary_picks_ours_and_the_best_peer():
+    from bench import gpu_corpus
+    row = dict(graph="g", task="scc", n=5, nstored=9, **{"class": "web"})
+    rows = [dict(row, implementation="lagraph_py", seconds=2.0),
+            dict(row, implementation="cpu-executor", seconds=1.0),
+            dict(row, implementation="scipy", seconds=3.0),
+            dict(row, implementation="ecl-scc", seconds=0.5),
+            dict(row, task="bfs", implementation="cpu-executor", seconds=4.0),
+            dict(row, task="bfs", implementation="scipy", seconds=8.0)]
+    table = gpu_corpus.summary(rows)
+    assert [(t["task"], t["ours"], t["best_peer"], t["best/ours"]) for t in table] == [
+        ("scc", "lagraph_py", "ecl-scc", 0.25), ("bfs", "cpu-executor", "scipy", 2.0)]
+
+
+def test_corpus_runner_without_a_gpu(tmp_path, capsys):
+    from bench import gpu_corpus
+    payload = gpu_corpus.main(["--graphs", "road55", "cycle-chain30x30", "--no-gpu",
+                               "--budget", "0.2", "--repeats", "2", "--sources", "3",
+                               "--out", str(tmp_path / "corpus")])
+    rows = payload["rows"]
+    assert {(r["graph"], r["task"]) for r in rows} == {
+        ("road55", "bfs"), ("road55", "msf"), ("road55", "cc"), ("cycle-chain30x30", "bfs"),
+        ("cycle-chain30x30", "msf"), ("cycle-chain30x30", "scc"), ("cycle-chain30x30", "cc")}
+    for r in rows:
+        assert r["implementation"] in ("cpu-executor", "scipy")
+        assert r["min_s"] <= r["seconds"] <= r["max_s"] and r["seconds"] > 0
+        assert r["class"] == {"road55": "road-like"}.get(r["graph"], "cycle-chain")
+        assert r["n"] == {"road55": 55**2}.get(r["graph"], 900)
+    written = json.loads((tmp_path / "corpus.json").read_text())
+    assert written["rows"] == json.loads(json.dumps(rows))
+    assert len(written["summary"]) == 7
+    # the report reads its rows under their task
+    loaded = report.load_results(tmp_path)[0]["rows"]
+    assert {r["algorithm"] for r in loaded} == {"bfs", "msf", "scc", "cc"}
+    assert "best/ours" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("implementation, output, expected", [
+    ("ecl-scc", "compute time: 0.25 s\nnumber of SCCs: 7\n", 0.25),
+    ("ecl-cc", "Average kernel execution time: 0.0100 s\n"
+               "number of connected components: 7\nPASS\n", 0.01),
+    ("ecl-mst", "Dev+: 0.125 s\nHost: 3 s\nall good\n", 0.125),
+    ("ecl-mst", "Dev+: 0.125 s\nHost: 3 s\nmismatch\n", None),    # its own check failed
+    ("ecl-scc", "no time printed\n", None),
+])
+def test_ecl_output_is_read_and_checked(tmp_path, implementation, output, expected):
+    from bench import gpu_corpus
+    script = tmp_path / "peer"
+    script.write_text(f"#!/bin/sh\ntest -s \"$1\" || exit 3\nprintf '{output}'\n")
+    script.chmod(0o755)
+    G = gpu_corpus.task_graphs(lg.generate.cycle_chain(7, 2), "c")
+    H = G["msf"] if implementation == "ecl-mst" else G["scc"]
+    got = gpu_corpus.ecl_seconds(implementation, str(script), H, 3, 7)
+    assert (got and got["seconds"]) == expected
+    if implementation != "ecl-mst" and expected:
+        with pytest.raises(AssertionError, match="found 7 components, scipy 8"):
+            gpu_corpus.ecl_seconds(implementation, str(script), H, 3, 8)
+
+
+def test_cpu_runner_adds_corpus_graphs(tmp_path, monkeypatch):
+    from bench import corpus
+    from bench import cpu as cpu_bench
+    G = lg.generate.cycle_chain(5, 4)
+    np.savez(tmp_path / "chain.npz", indptr=G.indptr.astype(np.int64),
+             indices=G.indices.astype(np.int32), directed=np.array(True))
+    source = corpus.Source("someone/graphs", "0" * 40, ("chain.txt",), "snap")
+    monkeypatch.setattr(corpus, "REGISTRY", (
+        corpus.Entry("chain", "web", True, 20, 25, source),
+        corpus.Entry("absent", "web", True, 1, 1, source)))
+    builders = cpu_bench.corpus_set(None, ["web"], tmp_path)
+    assert list(builders) == ["chain"]                       # "absent" is not cached
+    cls, build = builders["chain"]
+    U, D = build()
+    assert cls == "web" and D.directed and np.array_equal(D.indices, G.indices)
+    assert not U.directed and U.weighted and U.nstored == 2 * G.nstored
+    payload = cpu_bench.main(["--corpus", "chain", "--root", str(tmp_path), "--graphs",
+                              "chain", "--tasks", "scc", "--repeats", "2",
+                              "--first-call-scale", "0", "--out", str(tmp_path / "cpu")])
+    assert {(r["graph"], r["class"], r["algorithm"]) for r in payload["rows"]} == {
+        ("chain", "web", "scc")}

@@ -123,6 +123,9 @@ def test_gzipped_edge_list_and_directed_generator(tmp_path, capsys):
     (["--kronecker", "7", "--weights", "uniform"], "kronecker"),
     (["--ssca2", "6"], "ssca2"),
     (["--mesh", "3x4x5"], "mesh"),
+    (["--uniform", "300x2.5", "--directed", "--seed", "3"], "uniform"),
+    (["--uniform", "300x4", "--weights", "real"], "uniform"),
+    (["--cycle-chain", "20x7", "--weights", "uniform"], "cycle_chain"),
 ])
 def test_generate_writes_the_generated_graph(tmp_path, capsys, argv, kind):
     out = tmp_path / "g.mtx.gz"
@@ -169,6 +172,11 @@ def test_bad_files_give_one_line(capsys, path):
     (["bfs", "--grid", "3x3", "--method", "sideways"], 1, "method"),
     (["bfs", "--grid", "3x3", "--backend", "tpu"], 2, "invalid choice"),
     (["bfs", "--road", "3x3", "--directed"], 2, "undirected"),
+    (["bfs", "--cycle-chain", "3x3", "--directed"], 2, "are directed"),
+    (["bfs", "--uniform", "30x2.5.1"], 2, "NxDEG"),
+    (["bfs", "--uniform", "30"], 2, "NxDEG"),
+    (["bfs", "--uniform", "10x12"], 1, "mean_degree"),
+    (["bfs", "--cycle-chain", "3x-3"], 2, "CYCLESxLENGTH"),
     (["bfs", "--kronecker", "4", "--orientation", "sweep"], 2, "orientation"),
     (["scc", "--grid", "3x3", "--output", "c.mtx"], 2, "--output"),
     (["msf", "--grid", "3x3", "--output", "f.txt"], 2, "--output"),

@@ -17,8 +17,8 @@ from lagraph_py.cpu import (
     take_bitmap,
 )
 from lagraph_py.cpu_steps import FusedCpuExecutor, HostVector
+from lagraph_py.cpu_steps import scc as fused_scc
 from lagraph_py.cpu_steps.host_vector import held
-from lagraph_py.cpu_steps.scc import _UINT32, _UINT64, _smallest_id_components
 
 REF, FUSED = CpuExecutor(), FusedCpuExecutor()
 
@@ -237,7 +237,32 @@ def test_pearce_labels_with_either_index_width(wide):
     np.minimum.at(smallest, comp, np.arange(G.n))
     truth = smallest[comp]
     indptr, indices = csr_arrays(FUSED.matrix(G, loops=False), unsigned=True)
-    like = _UINT64 if wide else _UINT32
+    like = fused_scc._UINT64 if wide else fused_scc._UINT32
     for ids in (np.arange(G.n), np.flatnonzero(np.isin(truth, truth[::7]))):
-        labels = _smallest_id_components(indptr, indices, ids.astype(np.uint64), G.n, like)
+        labels = fused_scc._smallest_id_components(indptr, indices, ids.astype(np.uint64),
+                                                   G.n, like)
         np.testing.assert_array_equal(labels, truth[ids])
+
+
+@pytest.mark.parametrize("wide_ids", [False, True])
+@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("make", [
+    lambda: lg.generate.grid(30, 30, directed=True, orientation="random", seed=4),
+    lambda: lg.generate.kronecker(10, seed=4, directed=True),
+], ids=["grid", "kronecker"])
+def test_compiled_scc_with_either_index_width(make, wide, wide_ids):
+    """The compiled SCC call on int32 and int64 CSR arrays, with 32- and 64-bit work arrays
+    (the latter for graphs of 2^31 vertices or more), with and without the search for the
+    giant component: scipy's components, labelled by their smallest ids."""
+    G = make()
+    if wide_ids:
+        G = lg.Graph(G.n, True, G.indptr.astype(np.int64), G.indices.astype(np.int64), None)
+    _, comp = connected_components(G.to_scipy(), directed=True, connection="strong")
+    smallest = np.full(comp.max() + 1, G.n)
+    np.minimum.at(smallest, comp, np.arange(G.n))
+    arrays = fused_scc._csr(G) + fused_scc._csr(G.transpose())
+    like = fused_scc._UINT64 if wide else fused_scc._UINT32
+    for search in (False, True):
+        labels = fused_scc._strong_components(*arrays, search, like, G.nstored,
+                                              fused_scc.PULL_ARCS, fused_scc.PUSH_VERTICES)
+        np.testing.assert_array_equal(labels, smallest[comp])

@@ -18,6 +18,7 @@ SMALL = {
     "grid": lambda **kw: generate.grid(9, 13, **kw),
     "mesh": lambda **kw: generate.mesh(4, 5, 6, **kw),
     "road": lambda **kw: generate.road(9, 13, **kw),
+    "uniform": lambda **kw: generate.uniform(120, 5.5, **kw),
 }
 ORIENTED = {
     "grid random": lambda **kw: generate.grid(12, 17, directed=True, orientation="random", **kw),
@@ -293,6 +294,97 @@ def test_road_has_a_longer_diameter_than_its_grid():
     assert bfs_levels(G, source).max() > 60 + 60 - 2
 
 
+# ---------------------------------------------------------------------- uniform
+@pytest.mark.parametrize("n, mean_degree", [(1000, 1.5), (1000, 2), (997, 4), (2000, 16),
+                                            (7, 6), (2, 1), (1, 0), (0, 0)])
+@pytest.mark.parametrize("directed", [False, True])
+def test_uniform_counts(n, mean_degree, directed):
+    G = generate.uniform(n, mean_degree, directed=directed, seed=3)
+    m = round(n * mean_degree / (1 if directed else 2))
+    assert G.n == n and G.directed == directed and not G.weighted
+    assert G.nedges == m                               # m distinct edges: none collapsed
+    assert G.nself_loops == 0
+    assert G.nstored == (m if directed else 2 * m)
+    assert G.out_degree().sum() == G.nstored           # mean (out-)degree n * mean_degree
+
+
+def test_uniform_degrees_are_binomial():
+    # undirected G(n, m): degree ~ Binomial(n - 1, p), p = 2m / (n (n - 1)): mean and
+    # variance near mean_degree; no hubs (a Kronecker graph of this size has degrees > 100)
+    degree = generate.uniform(20_000, 8, seed=1).out_degree()
+    assert degree.mean() == 8
+    assert 7.5 < degree.var() < 8.5
+    assert degree.max() < 30
+
+
+def test_uniform_every_pair_equally_likely():
+    # 5 edges of the 10 pairs of 5 vertices, over 2000 seeds: each pair in half the draws
+    counts = np.zeros((5, 5))
+    for seed in range(2000):
+        counts += generate.uniform(5, 2, seed=seed).to_scipy().toarray()
+    pairs = counts[np.triu_indices(5, 1)] / 2000
+    np.testing.assert_allclose(pairs, 0.5, atol=5 * np.sqrt(0.25 / 2000))
+    assert np.diag(counts).sum() == 0
+
+
+def test_uniform_directed_arcs_are_ordered_pairs():
+    # directed: (u, v) and (v, u) are distinct pairs, both appear
+    A = generate.uniform(40, 20, directed=True, seed=2).to_scipy()
+    assert (A.multiply(A.T)).nnz > 0
+    assert (A != A.T).nnz > 0
+
+
+# ---------------------------------------------------------------------- cycle chain
+def condensation(G: Graph) -> tuple[np.ndarray, set]:
+    """scipy's SCC labels of ``G`` and the set of arcs between distinct components."""
+    k, label = csgraph.connected_components(G.to_scipy(), directed=True, connection="strong")
+    src, dst, _ = G.edges()
+    return label, {(a, b) for a, b in zip(label[src], label[dst]) if a != b}
+
+
+@pytest.mark.parametrize("ncycles, length", [(1, 1), (1, 6), (5, 1), (4, 2), (30, 17)])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_cycle_chain_is_a_path_of_cycles(ncycles, length, shuffle):
+    G = generate.cycle_chain(ncycles, length, shuffle=shuffle, seed=4)
+    assert G.n == ncycles * length and G.directed
+    assert G.nstored == ncycles * length + ncycles - 1
+    label, between = condensation(G)
+    assert np.bincount(label).tolist() == [length] * ncycles
+    # the condensation is one path through every component: each has at most one arc in
+    # and one out, ncycles - 1 arcs join them, and following them visits all
+    assert len(between) == ncycles - 1
+    after = dict(between)
+    assert len(after) == len(set(after.values())) == ncycles - 1
+    start = (set(range(ncycles)) - set(after.values())).pop()
+    path = [start]
+    while path[-1] in after:
+        path.append(after[path[-1]])
+    assert sorted(path) == list(range(ncycles))
+    # every vertex lies on its cycle: out-degree 1, or 2 at the chain's links
+    assert set(G.out_degree().tolist()) <= {1, 2}
+
+
+def test_cycle_chain_unshuffled_ids_follow_the_chain():
+    label, between = condensation(generate.cycle_chain(6, 4))
+    first = label[::4]                       # the first vertex of each cycle, in id order
+    assert all((first[c], first[c + 1]) in between for c in range(5))
+
+
+def test_cycle_chain_shuffle_permutes_ids():
+    plain = generate.cycle_chain(50, 10)
+    mixed = generate.cycle_chain(50, 10, shuffle=True, seed=1)
+    assert not same(plain, mixed)
+    assert same(mixed, generate.cycle_chain(50, 10, shuffle=True, seed=1))
+    src, dst, _ = mixed.edges()
+    assert (np.abs(src - dst) > 10).mean() > 0.5      # neighbours no longer have near ids
+
+
+def test_cycle_chain_weights_one_per_arc():
+    G = generate.cycle_chain(10, 10, weights="uniform", seed=2)
+    assert G.weights.dtype == np.int64 and G.weights.size == G.nstored
+    assert not same(G, generate.cycle_chain(10, 10, weights="uniform", seed=3))
+
+
 # ---------------------------------------------------------------------- weights
 @pytest.mark.parametrize("name", SMALL)
 def test_weight_kinds(name):
@@ -343,6 +435,19 @@ def test_weight_kinds(name):
     (lambda: generate.road(3, 3, keep=1.2), ValueError, "keep"),
     (lambda: generate.road(-3, 3), ValueError, "rows"),
     (lambda: generate.road(3, 3, weights="normal"), ValueError, "weights"),
+    (lambda: generate.uniform(-1, 2), ValueError, "n"),
+    (lambda: generate.uniform(2**31 + 1, 2), ValueError, "n must be at most"),
+    (lambda: generate.uniform(10.0, 2), TypeError, "n"),
+    (lambda: generate.uniform(10, -1), ValueError, "mean_degree"),
+    (lambda: generate.uniform(10, 9.5), ValueError, "mean_degree"),
+    (lambda: generate.uniform(10, float("nan")), ValueError, "mean_degree"),
+    (lambda: generate.uniform(10, "2"), TypeError, "mean_degree"),
+    (lambda: generate.uniform(10, True), TypeError, "mean_degree"),
+    (lambda: generate.uniform(10, 2, weights="int"), ValueError, "weights"),
+    (lambda: generate.uniform(10, 2, seed=0.5), TypeError, "seed"),
+    (lambda: generate.cycle_chain(-1, 3), ValueError, "ncycles"),
+    (lambda: generate.cycle_chain(3, 2.0), TypeError, "length"),
+    (lambda: generate.cycle_chain(3, 3, weights="x"), ValueError, "weights"),
 ])
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):

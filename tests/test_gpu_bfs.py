@@ -4,6 +4,7 @@ Levels must equal the cpu path's exactly; parents must pass ``lagraph_py.validat
 (any valid BFS tree). Skipped where CuPy or a CUDA device is absent.
 """
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from conftest import cupy_or_skip  # noqa: E402
 
 cp = cupy_or_skip()
 
-from oracles import graphs  # noqa: E402
+from oracles import bfs_levels, graphs  # noqa: E402
 
 from lagraph_py import validate  # noqa: E402
 from lagraph_py.algorithms.bfs import bfs  # noqa: E402
@@ -304,3 +305,158 @@ def test_unknown_method_is_refused():
     G = Graph.from_edges([0], [1])
     with pytest.raises(ValueError):
         bfs(G, 0, backend="gpu", method="nope")
+
+
+# ---------------------------------------------------------------------- the whole search
+#: GpuExecutor settings that send the search kernel down each of its paths.
+SEARCH_PATHS = {
+    "default": {},
+    "solo": {"solo_width": 1 << 40},                  # every push level in one block
+    "teams": {"solo_width": 0, "team_width": 64},     # never one block: teams of blocks
+    "pull": {"small_frontier": 0, "persistent_edge_limit": 0},   # pull when the rule says
+    "balanced": {"persistent_balance": 0},            # every push level edge-balanced
+    "long": {"pull_list_cap": 2, "small_frontier": 0,   # pulls, in-lists beyond 2 entries
+             "persistent_edge_limit": 0},               # shared out in chunks (pull_long)
+}
+
+
+@contextmanager
+def gpu_settings(**values):
+    old = {name: getattr(GPU, name) for name in values}
+    try:
+        for name, value in values.items():
+            setattr(GPU, name, value)
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(GPU, name, value)
+
+
+def with_int64_ids(G):
+    """``G`` with int64 CSR index arrays (the kernels' ``long long`` instantiation)."""
+    return Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64), None)
+
+
+def check_tree(G, s, level, parent):
+    """An independent check of BFS parents: the source its own, -1 exactly where the
+    level is -1, and every other parent an in-neighbour one level up (an edge of G)."""
+    reached = level >= 0
+    assert parent[s] == s
+    np.testing.assert_array_equal(parent >= 0, reached)
+    v = np.flatnonzero(reached)
+    v = v[v != s]
+    p = parent[v]
+    np.testing.assert_array_equal(level[p], level[v] - 1)
+    edges = G.rows().astype(np.int64) * G.n + G.indices
+    assert np.isin(p * G.n + v, edges).all()
+
+
+def search_check(G, s, expected=None):
+    """The whole search on every path: levels equal to the plain reference (or expected),
+    parents a valid BFS tree (Graph500 validator and check_tree), levels-only and
+    parents-only calls equal."""
+    expected = bfs_levels(G, s) if expected is None else expected
+    for name, values in SEARCH_PATHS.items():
+        with gpu_settings(**values):
+            poison_pool()
+            r = bfs(G, s, backend="gpu")
+            level, parent = asnumpy(r.level), asnumpy(r.parent)
+            np.testing.assert_array_equal(level, expected, err_msg=name)
+            check_tree(G, s, level, parent)
+            validate.bfs(G, s, BFSResult(s, level, parent))
+            only = bfs(G, s, backend="gpu", parents=False)
+            assert only.parent is None
+            np.testing.assert_array_equal(asnumpy(only.level), expected, err_msg=name)
+            only = bfs(G, s, backend="gpu", levels=False)
+            assert only.level is None
+            check_tree(G, s, expected, asnumpy(only.parent))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(G=graphs(max_n=60, min_n=1), data=st.data())
+def test_search_paths_on_generated_graphs(G, data):
+    search_check(G, data.draw(st.integers(0, G.n - 1)))
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_search_paths_on_generator_classes(directed):
+    from lagraph_py import generate
+    rng = np.random.default_rng(21)
+    graphs_ = [generate.kronecker(10, seed=2, directed=directed),
+               generate.rmat(11, edgefactor=8, seed=3, directed=directed),
+               generate.grid(40, 50, directed=directed, orientation="random" if directed else None),
+               generate.road(60, 50, seed=4),
+               generate.mesh(12, 10, 8)]
+    for G in graphs_ + [with_int64_ids(graphs_[0]), with_int64_ids(graphs_[3])]:
+        deg = G.out_degree()
+        sinks = np.flatnonzero(deg == 0)
+        sources = {int(np.argmax(deg)), int(rng.integers(G.n))}
+        if sinks.size:
+            sources.add(int(sinks[0]))                  # a source with no out-edges
+        for s in sorted(sources):
+            search_check(G, s)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_search_vertex_of_degree_above_2_16(directed):
+    """A hub of 70,000 out-edges (one level of edge-balanced or whole-grid work), leaves
+    pointing back, and a path hanging off a leaf (a tail of small levels)."""
+    leaves, tail = 70_000, 500
+    hub = np.zeros(leaves, dtype=np.int64)
+    path = np.arange(leaves + 1, leaves + tail)
+    G = Graph.from_edges(np.concatenate([hub, np.arange(1, leaves + 1), [leaves], path]),
+                         np.concatenate([np.arange(1, leaves + 1), hub, [leaves + 1],
+                                         path + 1]),
+                         n=leaves + tail + 1, directed=directed)
+    for s in (0, 1, leaves + tail):
+        search_check(G, s)
+
+
+def test_search_trace_counts_every_level():
+    """The kernel's per-level record: the frontier size of every level equals the count of
+    vertices at that level in the reference, and the settings choose who runs a level (one
+    block for "solo"; a pull for "pull" on a Kronecker graph)."""
+    from lagraph_py import generate
+    G = generate.kronecker(12, seed=8)
+    s = int(np.argmax(G.out_degree()))
+    expected = bfs_levels(G, s)
+    depth = int(expected.max())
+    sizes = np.bincount(expected[expected >= 0], minlength=depth + 2)
+    for name, values in SEARCH_PATHS.items():
+        trace = cp.zeros(4 * (depth + 3), dtype=cp.uint64)
+        with gpu_settings(search_trace=trace, **values):
+            bfs(G, s, backend="gpu")
+        t = asnumpy(trace).reshape(-1, 4).astype(np.int64)
+        np.testing.assert_array_equal(t[1:depth + 2, 2], sizes[1:depth + 2], err_msg=name)
+        assert (t[depth + 2] == 0).all()                  # no level after the empty one
+        ends = t[1:depth + 2, 0]
+        assert (np.diff(ends) >= 0).all() and ends[0] > 0
+        pulled, blocks = t[1:depth + 2, 3] >> 32, t[1:depth + 2, 3] & 0xFFFFFFFF
+        if name == "solo":
+            assert (blocks[pulled == 0] == 1).all()
+        if name == "pull":
+            assert pulled.any()
+
+
+def test_search_reuses_its_scratch_and_repeats():
+    """Two graphs searched in turn: each keeps its scratch, and repeated searches (levels
+    only in between) give the same levels."""
+    from lagraph_py import generate
+    A, B = generate.road(40, 40, seed=1), generate.kronecker(9, seed=1)
+    first = {}
+    for G in (A, B, A, B):
+        r = bfs(G, 3, backend="gpu")
+        bfs(G, 5, backend="gpu", parents=False)
+        level = asnumpy(r.level)
+        np.testing.assert_array_equal(first.setdefault(id(G), level), level)
+        np.testing.assert_array_equal(level, bfs_levels(G, 3))
+    keys = [k for k in A._cache if k.startswith("gpu.bfs.search.")]
+    assert len(keys) == 1
+
+
+def test_search_scratch_counts_against_free_memory(monkeypatch):
+    from lagraph_py import generate
+    G = generate.grid(30, 30)
+    monkeypatch.setattr("gpu_backend.storage.free_bytes", lambda: 1000)
+    with pytest.raises(MemoryError, match="bfs_search"):
+        bfs(G, 0, backend="gpu")

@@ -35,6 +35,8 @@ RELAXED = {"deadline": None,
 SCHEDULES = pytest.mark.parametrize("light, light_rounds, per_sync",
                                     [(3, 8, 4), (0, 0, 1), (0, 1, 2)],
                                     ids=["default", "all-filtered", "leftovers"])
+#: FUSED_EDGES: every graph in one launch (msf_fused), or every graph phase by phase.
+DRIVERS = pytest.mark.parametrize("fused_edges", [1 << 40, 0], ids=["fused", "launched"])
 WEIGHT_SETS = {
     "equal": [7],
     "ints": [0, -1, 1, -7, 2**40, -(2**62)],
@@ -72,15 +74,16 @@ def with_int64_ids(G):
                  G.weights)
 
 
+@DRIVERS
 @SCHEDULES
 @settings(max_examples=60, **RELAXED)
 @given(G=graphs(max_n=40, directed=False), data=st.data())
-def test_random_graphs(light, light_rounds, per_sync, G, data):
+def test_random_graphs(light, light_rounds, per_sync, fused_edges, G, data):
     values = data.draw(st.sampled_from([None, *WEIGHT_SETS.values()]))
     if values is not None:
         G = reweighted(G, values, np.random.default_rng(data.draw(st.integers(0, 99))))
     with mock.patch.multiple(steps, LIGHT_PER_VERTEX=light, LIGHT_ROUNDS=light_rounds,
-                             ROUNDS_PER_SYNC=per_sync):
+                             ROUNDS_PER_SYNC=per_sync, FUSED_EDGES=fused_edges):
         same_forest(G)
 
 
@@ -101,16 +104,17 @@ def shapes(n: int, rng) -> dict[str, Graph]:
     }
 
 
+@DRIVERS
 @SCHEDULES
 @pytest.mark.parametrize("kind", ["unweighted", *WEIGHT_SETS])
-def test_shapes(light, light_rounds, per_sync, kind):
+def test_shapes(light, light_rounds, per_sync, fused_edges, kind):
     rng = np.random.default_rng(5)
     for src, dst in shapes(500, rng).values():
         w = None if kind == "unweighted" else np.array(WEIGHT_SETS[kind])[
             rng.integers(0, len(WEIGHT_SETS[kind]), src.size)]
         G = Graph.from_edges(src, dst, w, n=500, directed=False)
         with mock.patch.multiple(steps, LIGHT_PER_VERTEX=light, LIGHT_ROUNDS=light_rounds,
-                                 ROUNDS_PER_SYNC=per_sync):
+                                 ROUNDS_PER_SYNC=per_sync, FUSED_EDGES=fused_edges):
             same_forest(G)
 
 
@@ -120,12 +124,14 @@ def test_matrix_market_files(path):
     same_forest(G, symmetrize=G.directed)
 
 
+@DRIVERS
 @pytest.mark.parametrize("kind", ["unweighted", "ints", "three", "floats"])
-def test_kronecker_16(kind):
+def test_kronecker_16(kind, fused_edges):
     G = generate.kronecker(16, seed=2)
     if kind != "unweighted":
         G = reweighted(G, WEIGHT_SETS[kind], np.random.default_rng(1))
-    f = same_forest(G)
+    with mock.patch.object(steps, "FUSED_EDGES", fused_edges):
+        f = same_forest(G)
     assert f.src.size > 0 and steps.LIGHT_PER_VERTEX * G.n < G.nedges  # both phases ran
 
 
@@ -137,12 +143,14 @@ def test_grid_300(kind):
     same_forest(G)
 
 
+@DRIVERS
 @pytest.mark.parametrize("kind", ["unweighted", "three", "wide-ints"])
-def test_int64_index_arrays(kind):
+def test_int64_index_arrays(kind, fused_edges):
     G = generate.kronecker(10, seed=3)
     if kind != "unweighted":
         G = reweighted(G, WEIGHT_SETS[kind], np.random.default_rng(3))
-    same_forest(with_int64_ids(G))
+    with mock.patch.object(steps, "FUSED_EDGES", fused_edges):
+        same_forest(with_int64_ids(G))
 
 
 @pytest.mark.parametrize("n, src, dst", [(0, [], []), (1, [], []), (4, [], []),

@@ -3,12 +3,15 @@
 ``lg.scc(G, backend="gpu")`` must give scipy's components labelled by their smallest id on
 every graph; the group steps ``scc_trim`` and ``scc_signatures`` and the primitive
 ``select_edges``, called directly on random inputs, must give exactly what the cpu
-executor's definitions give. Skipped where CuPy or a CUDA device is absent.
+executor's definitions give. Each runs in three modes (:data:`MODES`): on the device's
+kernels alone, on the host's compiled loops (small graphs), and with the signature kernel
+handing its rest to the host after a few sweeps (deep graphs). Skipped where CuPy or a
+CUDA device is absent.
 """
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 
 from conftest import DATA, cupy_or_skip  # noqa: E402
 
@@ -21,6 +24,21 @@ from oracles import graphs, scc_labels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 CPU, GPU = CpuExecutor(), GpuExecutor()
+#: The executor's settings of each mode: the kernels alone (never the host), the host's
+#: loops alone (every graph counts as small), the kernels handing over after 3 sweeps.
+MODES = {
+    "device": dict(scc_host_items=0, scc_host_share=float("inf")),
+    "host": dict(scc_host_items=1 << 62),
+    "handoff": dict(scc_host_items=0, scc_handoff_sweeps=3),
+}
+RELAXED = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(params=sorted(MODES))
+def mode(request, monkeypatch):
+    for name, value in MODES[request.param].items():
+        monkeypatch.setattr(GPU, name, value)
+    return request.param
 
 
 def gpu_labels(G):
@@ -113,6 +131,36 @@ def test_generated_classes_match_scipy(name, seed):
     np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
 
 
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_generated_classes_in_every_mode(name, mode):
+    G = CLASSES[name](np.random.default_rng(2))
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+
+
+def cycle_chain(rng, k=200, size=200):
+    """``k`` cycles of ``size`` vertices (shuffled ids), cycle i joined to cycle i + 1 by
+    one arc: ``k`` components, each reaching all the later ones."""
+    return cycle_of_cycles(rng, False, k, size)
+
+
+@pytest.mark.parametrize("setting, value", [("scc_host_share", 0.0),
+                                            ("scc_handoff_sweeps", 1),
+                                            ("scc_handoff_sweeps", 40)])
+def test_deep_chain_handed_to_the_host(monkeypatch, setting, value):
+    """A chain of components runs a sweep per arc it spans; the kernel hands what it has
+    not labelled to the host after its budget (time or sweeps), and the labels agree."""
+    monkeypatch.setattr(GPU, "scc_host_items", 0)
+    if setting == "scc_handoff_sweeps":                       # the sweeps alone decide
+        monkeypatch.setattr(GPU, "scc_host_share", float("inf"))
+    monkeypatch.setattr(GPU, setting, value)
+    G = cycle_chain(np.random.default_rng(7))
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+    counts = GPU.scc_counts()
+    assert counts["handed_over"] > 0
+    if setting == "scc_handoff_sweeps":
+        assert counts["signature_sweeps"] == value
+
+
 def with_int64_ids(G):
     """``G`` with int64 CSR index arrays (the kernels' ``long long`` instantiation)."""
     return lg.Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
@@ -120,7 +168,7 @@ def with_int64_ids(G):
 
 
 @pytest.mark.parametrize("name", ["grid_random", "hubs", "kronecker", "two_cycles"])
-def test_int64_index_arrays(name):
+def test_int64_index_arrays(name, mode):
     G = with_int64_ids(CLASSES[name](np.random.default_rng(5)))
     assert GPU.matrix(G).index_dtype == np.int64
     np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
@@ -149,9 +197,9 @@ def test_forward_backward_seed_phases_on_the_gpu(monkeypatch, name):
     np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
 
 
-@settings(max_examples=80, deadline=None)
-@given(graphs(max_n=40, directed=True))
-def test_hypothesis_graphs_match_scipy_and_cpu(G):
+@settings(max_examples=80, **RELAXED)
+@given(G=graphs(max_n=40, directed=True))
+def test_hypothesis_graphs_match_scipy_and_cpu(mode, G):
     labels = gpu_labels(G)
     np.testing.assert_array_equal(labels, scc_labels(G))
     np.testing.assert_array_equal(labels, lg.scc(G, backend=CPU).labels)
@@ -201,7 +249,7 @@ def step_inputs(rng, G, active_ids):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_scc_signatures_step_on_unions_of_components(seed):
+def test_scc_signatures_step_on_unions_of_components(seed, mode):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 3000))
     G = random_digraph(rng, n)
@@ -217,7 +265,7 @@ def test_scc_signatures_step_on_unions_of_components(seed):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_scc_trim_step_matches_cpu(seed):
+def test_scc_trim_step_matches_cpu(seed, mode):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 3000))
     G = [lambda: lg.generate.grid(30, 40, directed=True, orientation="random", seed=seed),
@@ -256,6 +304,7 @@ def test_select_edges_rejects_labels_of_another_size():
 
 @pytest.mark.parametrize("step", ["scc_trim", "scc_signatures"])
 def test_too_little_memory_is_a_clear_error(monkeypatch, step):
+    monkeypatch.setattr(GPU, "scc_host_items", 0)            # (the host path needs none)
     G = lg.generate.grid(20, 20, directed=True, orientation="random", seed=3)
     A, AT = GPU.matrix(G, loops=False), GPU.matrix(G, transpose=True, loops=False)
     monkeypatch.setattr(storage, "free_bytes", lambda: 1000)

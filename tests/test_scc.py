@@ -25,12 +25,13 @@ from oracles import graphs, scc_labels
 from scipy.sparse import csgraph
 
 import lagraph_py.algorithms.scc as scc_module
+import lagraph_py.cpu_steps.scc as fused_scc
 from lagraph_py import generate, validate
 from lagraph_py.algorithms.bfs import bfs
 from lagraph_py.algorithms.scc import scc
 from lagraph_py.cpu import CpuExecutor
 from lagraph_py.cpu_steps import FusedCpuExecutor
-from lagraph_py.executor import get_executor
+from lagraph_py.executor import Executor, get_executor
 from lagraph_py.graph import Graph
 from lagraph_py.io import read_mtx
 from lagraph_py.results import asnumpy
@@ -44,6 +45,20 @@ RELAXED = {"deadline": None,
 def backend(request):
     """The fused cpu executor, the reference cpu executor, and the gpu where present."""
     return CpuExecutor() if request.param == "reference" else request.param
+
+
+class TextOnFusedCpu(FusedCpuExecutor):
+    """The fused cpu executor running the SCC text (its compiled BFS levels included)."""
+
+    strong_components = Executor.strong_components
+
+
+@pytest.fixture(params=["reference", "text on fused"] + BACKENDS[1:])
+def text_backend(request):
+    """The executors that run the SCC text: the reference cpu executor, the fused one with
+    the text instead of its compiled ``strong_components``, and the gpu where present."""
+    makers = {"reference": CpuExecutor, "text on fused": TextOnFusedCpu}
+    return makers[request.param]() if request.param in makers else request.param
 
 
 def check(G, backend, expected=None):
@@ -182,7 +197,7 @@ def test_disconnected_pieces(backend):
           [0, 0, 0, 0, 4, 5, 5, 7, 8, 9, 9, 9, 12])
 
 
-def test_every_phase_runs_and_is_right(backend):
+def test_every_phase_runs_and_is_right(text_backend):
     """A graph with a hub, so that every phase runs: a tail to trim, a giant component for
     forward-backward, 2-cycles with a single in- or out-neighbour, and chains of small
     cycles left to the signature step."""
@@ -228,12 +243,38 @@ def test_every_phase_runs_and_is_right(backend):
         return mock.patch.object(scc_module, name, wrapper)
 
     with spy("_forward_backward"), spy("_trim_pairs"), \
-            mock.patch.object(get_executor(backend), "scc_seed_phases", "forward_backward"):
-        labels = check(G, backend)
+            mock.patch.object(get_executor(text_backend), "scc_seed_phases",
+                              "forward_backward"):
+        labels = check(G, text_backend)
     assert (labels[giant] == min(giant)).all()
     assert calls["_forward_backward"] == 1
     assert calls["pairs"] == 2 * len(pairs)
     assert len(np.unique(labels)) == n - 199 - 2 * 30 - len(pairs)
+
+
+def test_two_way_edges_inside_larger_components(text_backend):
+    """The 2-cycle trim takes a pair u <-> v only when each is the other's only active in-
+    (or out-)neighbour: here every two-way edge u <-> v also lies on a 3-cycle
+    u -> v -> w -> u, so the three are one component, left by the seed phases (a hub
+    makes them run) to the signature step."""
+    rng = np.random.default_rng(11)
+    n = 300
+    perm = rng.permutation(n)
+    giant = perm[:150].tolist()
+    src = giant + [giant[0]] * 149 + giant[3::3]               # a cycle and its hub
+    dst = giant[1:] + giant[:1] + giant[1:] + [giant[0]] * len(giant[3::3])
+    triangles = perm[150:].reshape(-1, 3)
+    for u, v, w in triangles.tolist():
+        src += [u, v, v, w]
+        dst += [v, u, w, u]
+    G = Graph.from_edges(np.array(src), np.array(dst), n=n)
+    assert scc_module.has_hubs(G)
+    expected = np.empty(n, dtype=np.int64)
+    expected[giant] = min(giant)
+    expected[triangles] = triangles.min(axis=1, keepdims=True)
+    with mock.patch.object(get_executor(text_backend), "scc_seed_phases",
+                           "forward_backward"):
+        check(G, text_backend, expected)
 
 
 @pytest.mark.parametrize("make", [
@@ -244,7 +285,7 @@ def test_graphs_without_hubs_skip_forward_backward(make):
     G = make()
     with mock.patch.object(scc_module, "_forward_backward",
                            side_effect=AssertionError("forward-backward ran")):
-        check(G, "cpu")
+        check(G, TextOnFusedCpu())
         check(G, CpuExecutor())
 
 
@@ -253,27 +294,27 @@ def test_graphs_without_hubs_skip_forward_backward(make):
     lambda: generate.grid(30, 30, directed=True, orientation="random", seed=2),
     lambda: generate.mesh(8, 8, 8, directed=True, orientation="sweep", two_way=0.2, seed=2),
 ], ids=["kronecker", "grid", "mesh"])
-def test_trim_seed_phase_gives_the_same_labels(backend, make):
+def test_trim_seed_phase_gives_the_same_labels(text_backend, make):
     """The other choice of ``Executor.scc_seed_phases`` (the gpu's: one trim, no
-    forward-backward) on every executor."""
+    forward-backward) on every executor that runs the text."""
     G = make()
-    with mock.patch.object(get_executor(backend), "scc_seed_phases", "trim"), \
+    with mock.patch.object(get_executor(text_backend), "scc_seed_phases", "trim"), \
             mock.patch.object(scc_module, "_forward_backward",
                               side_effect=AssertionError("forward-backward ran")):
-        check(G, backend)
+        check(G, text_backend)
 
 
 def test_hub_rule_tells_power_law_from_meshes_and_random_graphs():
     rng = np.random.default_rng(0)
     n = 1 << 14
-    assert scc_module._has_hubs(generate.kronecker(10, 8, directed=True))
-    assert scc_module._has_hubs(generate.kronecker(14, directed=True))
+    assert scc_module.has_hubs(generate.kronecker(10, 8, directed=True))
+    assert scc_module.has_hubs(generate.kronecker(14, directed=True))
     for G in (generate.grid(100, 100, directed=True, orientation="random"),
               generate.mesh(20, 20, 20, directed=True, orientation="sweep", two_way=0.1),
               generate.road(100, 100), Graph.from_edges([], [], n=5),
               Graph.from_edges(rng.integers(0, n, n), rng.integers(0, n, n), n=n),
               Graph.from_edges(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), n=n)):
-        assert not scc_module._has_hubs(G)
+        assert not scc_module.has_hubs(G)
 
 
 # ---------------------------------------------------------------------- graph classes
@@ -357,6 +398,164 @@ def test_signature_rounds_are_few_on_a_long_diameter_graph():
                            side_effect=CpuExecutor.select_edges) as split:
         check(G, ex)
     assert 0 < split.call_count <= 2 * 12                      # two matrices per round
+
+
+# ---------------------------------------------------------------------- the fused step
+@st.composite
+def scc_shapes(draw, max_n=60):
+    """Directed graphs of the shapes the SCC methods part on, on shuffled ids: a hub with
+    arcs out to some vertices and back from some (a giant component with others hanging
+    off it), 2-cycles, one-way tails, chains of cycles linked one way, self-loops, a few
+    random arcs, and vertices left isolated; int32 or int64 index arrays."""
+    n = draw(st.integers(1, max_n))
+    perm = draw(st.permutations(range(n)))
+    src, dst = [], []
+
+    def arcs(pairs):
+        pairs = list(pairs)
+        src.extend(u for u, _ in pairs)
+        dst.extend(v for _, v in pairs)
+
+    def some_ids():
+        start = draw(st.integers(0, n - 1))
+        return perm[start:start + draw(st.integers(1, n))]
+
+    for shape in draw(st.lists(st.sampled_from(["hub", "pairs", "tail", "chain", "loops",
+                                                "random"]), max_size=6)):
+        ids = some_ids()
+        if shape == "hub":
+            hub, rest = ids[0], ids[1:]
+            arcs((hub, v) for v in rest if draw(st.booleans()))
+            arcs((v, hub) for v in rest if draw(st.booleans()))
+        elif shape == "pairs":
+            arcs((u, v) for a, b in zip(ids[::2], ids[1::2]) for u, v in ((a, b), (b, a)))
+        elif shape == "tail":
+            arcs(pairwise(ids))
+        elif shape == "chain":
+            size = draw(st.integers(1, 6))
+            cycles = [ids[k:k + size] for k in range(0, len(ids), size)]
+            for c in cycles:
+                arcs(zip(c, c[1:] + c[:1]))
+            arcs((a[-1], b[0]) for a, b in pairwise(cycles))
+        elif shape == "loops":
+            arcs((v, v) for v in ids)
+        else:
+            vertex = st.sampled_from(ids)
+            arcs(draw(st.lists(st.tuples(vertex, vertex), max_size=2 * len(ids))))
+    G = Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n=n)
+    if draw(st.booleans()):
+        G = with_int64_ids(G)
+    return G
+
+
+def with_int64_ids(G):
+    """``G`` with int64 CSR index arrays."""
+    return Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64), None)
+
+
+@settings(max_examples=200, **RELAXED)
+@given(G=scc_shapes())
+def test_hubs_pairs_tails_and_chains(backend, G):
+    check(G, backend)
+
+
+@settings(max_examples=300, **RELAXED)
+@given(G=scc_shapes(), data=st.data(), pull=st.sampled_from([0, 1, 4, 1 << 20]),
+       push=st.sampled_from([1, 24, 1 << 20]), wide=st.booleans())
+def test_every_branch_of_the_compiled_search(G, data, pull, push, wide):
+    """The compiled call with the search forced on, given up at every point (``budget``
+    arcs read, from none to twice what the graph holds), pulling never, soon, late or at
+    once, pushing again soon or never, on 32- and 64-bit work arrays; and without it."""
+    budget = data.draw(st.integers(0, 2 * G.nstored), label="budget")
+    arrays = fused_scc._csr(G) + fused_scc._csr(G.transpose())
+    like = fused_scc._UINT64 if wide else fused_scc._UINT32
+    truth = scc_labels(G)
+    for search in (True, False):
+        labels = fused_scc._strong_components(*arrays, search, like, budget, pull, push)
+        np.testing.assert_array_equal(labels, truth)
+
+
+NO_BUDGET = np.uint64(np.iinfo(np.uint64).max)
+
+
+def check_reach(G, source, pull, push):
+    """Forward from ``source``, then backward inside what that reached: each vertex once,
+    exactly those scipy's BFS reaches, with their out-arcs counted."""
+    (indptr, indices), (tindptr, tindices) = fused_scc._csr(G), fused_scc._csr(G.transpose())
+    A = G.to_scipy()
+    state = np.zeros(G.n, np.uint8)
+    queue, cand = np.empty(G.n, np.uint32), np.empty(G.n, np.uint32)
+    region = np.arange(G.n)
+    for direction, M, arrays, within, bit in (
+            ("forward", A, (indptr, indices, tindptr, tindices), 0, fused_scc._FW),
+            ("backward", A.T.tocsr(), (tindptr, tindices, indptr, indices), fused_scc._FW,
+             fused_scc._BW)):
+        count, out_arcs, _ = fused_scc._reach(
+            *arrays, np.uint64(source), state, np.uint8(within), bit, np.uint64(region.size),
+            np.uint64(np.diff(arrays[2])[region].sum()), queue, cand, NO_BUDGET,
+            np.uint64(pull), np.uint64(push))
+        sub = M[region][:, region]
+        order = csgraph.breadth_first_order(sub, int(np.flatnonzero(region == source)[0]),
+                                            return_predecessors=False)
+        expected = np.sort(region[order])
+        reached = queue[:count].astype(np.int64)
+        np.testing.assert_array_equal(np.sort(reached), expected, err_msg=direction)
+        np.testing.assert_array_equal(np.flatnonzero(state & bit), expected)
+        assert out_arcs == np.diff(arrays[0])[expected].sum()
+        region = expected
+
+
+@settings(max_examples=200, **RELAXED)
+@given(G=scc_shapes(), data=st.data(), pull=st.sampled_from([0, 1, 4, 1 << 20]),
+       push=st.sampled_from([1, 24, 1 << 20]))
+def test_search_reaches_exactly_the_reachable_vertices(G, data, pull, push):
+    check_reach(G, data.draw(st.integers(0, G.n - 1), label="source"), pull, push)
+
+
+def test_search_that_pulls_after_pushing():
+    """Pulling at once, pushing again on a shrinking frontier, then pulling: the vertices
+    the pushes visited are still on the pull's list of candidates, and are not taken
+    twice."""
+    G = Graph.from_edges([1, 0, 0, 4, 6, 0, 2, 1, 5, 3, 1, 4, 6, 1],
+                         [0, 3, 1, 6, 5, 5, 3, 2, 1, 3, 4, 6, 6, 2], n=8)
+    check_reach(G, 0, 1, 1)
+
+
+@settings(max_examples=100, **RELAXED)
+@given(G=scc_shapes(), search=st.booleans())
+def test_fused_strong_components_equals_the_definition(G, search):
+    """Either choice of the fused step's rule, against the text on the reference executor
+    and on the fused executor's own steps."""
+    expected = CpuExecutor().strong_components(G).to_dense(-1)
+    with mock.patch.object(fused_scc, "_search_pays", return_value=search):
+        fused = FusedCpuExecutor().strong_components(G)
+    text = TextOnFusedCpu().strong_components(G)
+    for ex, labels in ((FusedCpuExecutor(), fused), (TextOnFusedCpu(), text)):
+        np.testing.assert_array_equal(ex.to_dense(labels, -1), expected)
+
+
+def test_search_rule_runs_the_search_on_graphs_with_hubs_and_many_arcs():
+    rng = np.random.default_rng(0)
+    n = 1 << 15
+    for G in (generate.kronecker(10, 8, directed=True), generate.kronecker(14, directed=True)):
+        assert fused_scc._search_pays(G)
+    for G in (generate.kronecker(16, 2, directed=True),                    # few arcs
+              generate.grid(300, 300, directed=True, orientation="random"),  # no hubs
+              generate.mesh(40, 40, 40, directed=True, orientation="sweep", two_way=0.5),
+              Graph.from_edges(rng.integers(0, n, 16 * n), rng.integers(0, n, 16 * n), n=n)):
+        assert not fused_scc._search_pays(G)
+
+
+@pytest.mark.parametrize("search", [False, True])
+def test_deep_chain_of_cycles(search):
+    """300 cycles of 300 vertices, each linked one way to the next, ids shuffled: a
+    depth-first path of 90,000 vertices, on the compiled call with and without the
+    search."""
+    G = generate.cycle_chain(300, 300, shuffle=True, seed=11)
+    with mock.patch.object(fused_scc, "_search_pays", return_value=search):
+        labels = check(G, "cpu")
+    assert (np.bincount(labels)[np.unique(labels)] == 300).all()
+    assert np.unique(labels).size == 300
 
 
 # ---------------------------------------------------------------------- group steps directly
@@ -481,7 +680,6 @@ def test_input_graph_unchanged_and_repeatable(backend):
 
 
 def test_docstring_examples():
-    import lagraph_py.cpu_steps.scc as fused_scc
     for module in (scc_module, fused_scc):
         assert doctest.testmod(module, raise_on_error=False).failed == 0
 

@@ -5,7 +5,8 @@
 //   st[v]    int32 status: the level at which v was visited, UNV if unvisited (Enterprise's
 //            status array). Vertices visited before the run's first fused level hold OLD.
 //   pv/pp    values / presence bytes of the `parent` vector (pv = parent id, or 1 for ANY_PAIR;
-//            pp null while the vector keeps no presence bytes: gpu_backend/vector.py)
+//            pp null while the vector keeps no presence bytes: gpu_backend/vector.py; pv
+//            null when parents are not wanted, in the whole search)
 //   lv/lp    values / presence bytes of the `level` vector (lv null when levels are not
 //            wanted, lp as pp)
 //   cnt[0]   vertices in the new frontier, cnt[1] their out-edges, cnt[2] their in-edges
@@ -16,15 +17,18 @@
 
 #include "shared.cuh"
 
-#define UNV 0x7fffffff
+#define UNV (-1)        // all bits set: a memset of 0xFF marks every vertex unvisited
 #define HC 2048
 #define CTL 12          // control words of a multi-level kernel (bfs_steps.py _CTL)
+#define NO_CAP 0x7fffffffffffffffLL   // a pull_level cap that no list reaches
 
 __device__ __forceinline__ void visit(long long v, long long u, int k, long long* pv,
                                       unsigned char* pp, long long* lv, unsigned char* lp,
                                       int want_parent) {
-    pv[v] = want_parent ? u : 1;
-    if (pp) pp[v] = 1;
+    if (pv) {
+        pv[v] = want_parent ? u : 1;
+        if (pp) pp[v] = 1;
+    }
     if (lv) {
         lv[v] = k;
         if (lp) lp[v] = 1;
@@ -41,19 +45,27 @@ __device__ __forceinline__ unsigned long long deg_of(const I* ptr, long long v) 
     return ptr ? (unsigned long long)(ptr[v + 1] - ptr[v]) : 0ull;
 }
 
-// Count vertex v, visited at level k, into a thread's level stats (its out- and in-edges)
-// and, when its out-degree reaches hub_deg, record it in the hub cache with its level.
+// Count vertex v, visited at level k with out-degree d and in-degree di, into a thread's
+// level stats and, when d reaches hub_deg, record it in the hub cache with its level.
+__device__ __forceinline__ void note_visit(long long v, int k, unsigned long long d,
+                                           unsigned long long di, long long hub_deg,
+                                           unsigned long long* hc, unsigned long long& dout,
+                                           unsigned long long& din) {
+    dout += d;
+    din += di;
+    if ((long long)d >= hub_deg)
+        hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
+}
+
+// note_visit with the degrees read from the row pointers; returns the out-degree.
 template <typename I>
 __device__ __forceinline__ unsigned long long count_visit(long long v, int k, const I* out_ptr,
                                                           const I* in_ptr, long long hub_deg,
                                                           unsigned long long* hc,
                                                           unsigned long long& dout,
                                                           unsigned long long& din) {
-    unsigned long long d = deg_of(out_ptr, v);
-    dout += d;
-    din += deg_of(in_ptr, v);
-    if ((long long)d >= hub_deg)
-        hc[v & (HC - 1)] = ((unsigned long long)k << 32) | (unsigned long long)v;
+    const unsigned long long d = deg_of(out_ptr, v);
+    note_visit(v, k, d, deg_of(in_ptr, v), hub_deg, hc, dout, din);
     return d;
 }
 
@@ -114,6 +126,26 @@ __device__ __forceinline__ void block_add_to(unsigned long long a, unsigned long
             if (!to[i] || !t[i]) continue;
             if (i == 3 && d_is_max) atomicMax(to[i], t[i]); else atomicAdd(to[i], t[i]);
         }
+    }
+}
+
+// As block_add_to (the fourth by max), by warps: one atomic per warp and target, no block
+// barrier. All threads of each warp call it.
+__device__ __forceinline__ void warp_add_to(unsigned long long a, unsigned long long b,
+                                            unsigned long long c, unsigned long long d,
+                                            unsigned long long* da, unsigned long long* db,
+                                            unsigned long long* dc, unsigned long long* dd) {
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_down_sync(0xffffffffu, a, o);
+        b += __shfl_down_sync(0xffffffffu, b, o);
+        c += __shfl_down_sync(0xffffffffu, c, o);
+        d = max(d, __shfl_down_sync(0xffffffffu, d, o));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        if (da && a) atomicAdd(da, a);
+        if (db && b) atomicAdd(db, b);
+        if (dc && c) atomicAdd(dc, c);
+        if (dd && d) atomicMax(dd, d);
     }
 }
 
@@ -357,16 +389,130 @@ __device__ __forceinline__ bool in_frontier(long long u, const unsigned long lon
            ((fbits[u >> 5] >> (u & 31)) & 1u);
 }
 
-// Production pull ("pull_hub"), levels k, k+1, ... in one launch. Each warp owns 32
-// consecutive vertices, one bitmap word. An unvisited vertex scans its in-neighbours (in
+// One level l of the production pull ("pull_hub"), by every warp of the grid. Each warp owns
+// 32 consecutive vertices, one bitmap word. An unvisited vertex scans its in-neighbours (in
 // decreasing out-degree, DeviceMatrix.pull_lists) for one in the frontier: the first
 // `serial` alone, then, for a longer list, the whole warp 32 at a time, so one long list
 // does not leave 31 lanes idle. The first comes from heads[v] (-1: none), read like the
 // status, contiguously: most vertices stop there, without reading their row pointers or a
 // scattered entry of tind. The frontier's hubs, cached in hc[] by the step that found them,
-// are loaded into shared memory first. The warp's hits become its word of the next frontier
-// bitmap with one ballot and one store (no atomics, no zeroing); bits0 holds the frontier
-// of level k-1, levels alternate between bits0 and bits1.
+// are loaded into shared memory (`cache`, HC words) first. The warp's hits become its word
+// of the next frontier bitmap nbits with one ballot and one store (no atomics, no zeroing);
+// fbits holds the frontier of level l-1. A list is tried up to its first `cap` entries
+// (the rest: pull_long). Counters: the vertices found, their out- and in-edges and (MAX)
+// their largest out-degree, one atomic per block each.
+template <typename I, bool MAX>
+__device__ __forceinline__ void pull_level(
+        const I* __restrict__ tptr, const I* __restrict__ tind, const I* __restrict__ heads,
+        long long n, int* st, int l, long long* pv, unsigned char* pp, long long* lv,
+        unsigned char* lp, int want_parent, const I* __restrict__ out_ptr,
+        const I* __restrict__ in_ptr, unsigned long long* hc, long long hub_deg,
+        const unsigned* fbits, unsigned* nbits, int serial, long long cap,
+        unsigned long long* cache, unsigned long long* c_found, unsigned long long* c_out,
+        unsigned long long* c_in, unsigned long long* c_max) {
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const long long words = (n + 31) >> 5;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
+    __syncthreads();
+    const unsigned long long tag = (unsigned long long)(l - 1) << 32;
+    unsigned long long found = 0, dout = 0, din = 0, dmax = 0;
+    for (long long w = warp; w < words; w += nwarps) {
+        const long long v = (w << 5) + lane;
+        I p = 0, end = 0;
+        long long u = 0;
+        bool hit = false;
+        if (v < n && st[v] == UNV && (u = heads[v]) >= 0) {
+            hit = in_frontier(u, cache, tag, fbits);
+            if (!hit) {
+                const I start = tptr[v];
+                p = start + 1;
+                end = tptr[v + 1];
+                if ((long long)(end - start) > cap) end = (I)(start + cap);
+                for (int t = 1; t < serial && p < end; ++t, ++p) {
+                    u = tind[p];
+                    if (in_frontier(u, cache, tag, fbits)) { hit = true; break; }
+                }
+            }
+        }
+        for (unsigned todo = __ballot_sync(full, !hit && p < end); todo; todo &= todo - 1) {
+            const int src = __ffs(todo) - 1;
+            const I e = __shfl_sync(full, end, src);
+            for (I q = __shfl_sync(full, p, src); q < e; q += 32) {
+                const I x = q + lane < e ? tind[q + lane] : (I)-1;
+                const unsigned hits = __ballot_sync(full, x >= 0 &&
+                                                    in_frontier(x, cache, tag, fbits));
+                if (hits) {
+                    const I first = __shfl_sync(full, x, __ffs(hits) - 1);
+                    if (lane == src) { u = first; hit = true; }
+                    break;
+                }
+            }
+        }
+        const unsigned word = __ballot_sync(full, hit);
+        if (lane == 0) nbits[w] = word;
+        if (hit) {
+            st[v] = l;
+            visit(v, u, l, pv, pp, lv, lp, want_parent);
+            ++found;
+            const unsigned long long d = count_visit(v, l, out_ptr, in_ptr, hub_deg, hc, dout,
+                                                     din);
+            if (MAX) dmax = max(dmax, d);
+        }
+    }
+    block_add_to(found, dout, din, dmax, c_found, c_out, c_in, MAX ? c_max : nullptr, MAX);
+}
+
+// The rest of the long in-lists of a pull level l, after pull_level tried their first
+// entries (its `cap`) and a barrier: `items` lists (v, first entry) pairs, chunks of at most
+// PULL_CHUNK entries of the long lists beyond the cap; a warp takes a chunk of a vertex
+// still unvisited and tries its entries 32 at a time, so that the grid shares a long list
+// (one warp scanning a hub's list of 18,000 entries held whole pull levels of a web crawl
+// at 0.6 ms). The first hit claims v (atomicCAS on the status, other chunks may hit too),
+// visits it, sets its bit of nbits (atomicOr: the word's owner stored it before the
+// barrier) and counts it as pull_level does. cache, tag, fbits: as pull_level's.
+#define PULL_CHUNK 1024
+template <typename I>
+__device__ __forceinline__ void pull_long(
+        const I* __restrict__ tptr, const I* __restrict__ tind, const long long* items,
+        long long nitems, int* st, int l, long long* pv, long long* lv, int want_parent,
+        const I* __restrict__ out_ptr, const I* __restrict__ in_ptr, unsigned long long* hc,
+        long long hub_deg, const unsigned* fbits, unsigned* nbits,
+        const unsigned long long* cache, unsigned long long* c_found, unsigned long long* c_out,
+        unsigned long long* c_in, unsigned long long* c_max) {
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const unsigned long long tag = (unsigned long long)(l - 1) << 32;
+    unsigned long long found = 0, dout = 0, din = 0, dmax = 0;
+    for (long long i = warp; i < nitems; i += nwarps) {
+        const long long v = items[2 * i];
+        if (*(volatile int*)&st[v] != UNV) continue;
+        const long long first = (long long)tptr[v] + items[2 * i + 1];
+        const long long end = min((long long)tptr[v + 1], first + PULL_CHUNK);
+        for (long long q = first; q < end; q += 32) {
+            const long long x = q + lane < end ? (long long)tind[q + lane] : -1;
+            const unsigned hits = __ballot_sync(full, x >= 0 && in_frontier(x, cache, tag, fbits));
+            if (hits) {
+                const long long u = __shfl_sync(full, x, __ffs(hits) - 1);
+                if (lane == 0 && atomicCAS(&st[v], UNV, l) == UNV) {
+                    visit(v, u, l, pv, nullptr, lv, nullptr, want_parent);
+                    atomicOr(&nbits[v >> 5], 1u << (v & 31));
+                    ++found;
+                    dmax = max(dmax, count_visit(v, l, out_ptr, in_ptr, hub_deg, hc, dout, din));
+                }
+                break;
+            }
+        }
+    }
+    block_add_to(found, dout, din, dmax, c_found, c_out, c_in, c_max, true);
+}
+
+// Production pull ("pull_hub"), levels k, k+1, ... in one launch of pull_level: bits0 holds
+// the frontier of level k-1, levels alternate between bits0 and bits1.
 // After each level a grid barrier (a cooperative launch: all blocks resident) lets every
 // block read the level's frontier size; the loop goes on while the frontier is non-empty,
 // fewer than max_levels ran and it grew or holds at least min_nq vertices (the direction
@@ -385,65 +531,18 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __rest
          unsigned* bits0, unsigned* bits1, int serial, long long prev_nq, long long min_nq,
          int max_levels, unsigned int* bar, unsigned long long* out) {
     __shared__ unsigned long long cache[HC];
-    const unsigned full = 0xffffffffu;
     if (blockIdx.x == 0 && threadIdx.x < CTL) ctl_next[threadIdx.x] = 0;
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
-    const int lane = threadIdx.x & 31;
-    const long long words = (n + 31) >> 5;
-    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (int l = k, r = 0;; ++l, r = (r + 1) % 3) {
         if (blockIdx.x == 0 && threadIdx.x == 0) {      // slot of level l+1, last read at l-2
             int z = (r + 1) % 3;
             ctl[z] = 0; ctl[3 + z] = 0;
         }
-        const unsigned* fbits = (l - k) & 1 ? bits1 : bits0;
-        unsigned* nbits = (l - k) & 1 ? bits0 : bits1;
-        for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
-        __syncthreads();
-        const unsigned long long tag = (unsigned long long)(l - 1) << 32;
-        unsigned long long found = 0, dout = 0, din = 0;
-        for (long long w = warp; w < words; w += nwarps) {
-            const long long v = (w << 5) + lane;
-            I p = 0, end = 0;
-            long long u = 0;
-            bool hit = false;
-            if (v < n && st[v] == UNV && (u = heads[v]) >= 0) {
-                hit = in_frontier(u, cache, tag, fbits);
-                if (!hit) {
-                    p = tptr[v] + 1;
-                    end = tptr[v + 1];
-                    for (int t = 1; t < serial && p < end; ++t, ++p) {
-                        u = tind[p];
-                        if (in_frontier(u, cache, tag, fbits)) { hit = true; break; }
-                    }
-                }
-            }
-            for (unsigned todo = __ballot_sync(full, !hit && p < end); todo; todo &= todo - 1) {
-                const int src = __ffs(todo) - 1;
-                const I e = __shfl_sync(full, end, src);
-                for (I q = __shfl_sync(full, p, src); q < e; q += 32) {
-                    const I x = q + lane < e ? tind[q + lane] : (I)-1;
-                    const unsigned hits = __ballot_sync(full, x >= 0 &&
-                                                        in_frontier(x, cache, tag, fbits));
-                    if (hits) {
-                        const I first = __shfl_sync(full, x, __ffs(hits) - 1);
-                        if (lane == src) { u = first; hit = true; }
-                        break;
-                    }
-                }
-            }
-            const unsigned word = __ballot_sync(full, hit);
-            if (lane == 0) nbits[w] = word;
-            if (hit) {
-                st[v] = l;
-                visit(v, u, l, pv, pp, lv, lp, want_parent);
-                ++found;
-                count_visit(v, l, out_ptr, in_ptr, hub_deg, hc, dout, din);
-            }
-        }
-        block_add_to(found, dout, din, 0, &ctl[r], &ctl[3 + r], &ctl[6], nullptr);
+        pull_level<I, false>(tptr, tind, heads, n, st, l, pv, pp, lv, lp, want_parent, out_ptr,
+                             in_ptr, hc, hub_deg, (l - k) & 1 ? bits1 : bits0,
+                             (l - k) & 1 ? bits0 : bits1, serial, NO_CAP, cache, &ctl[r],
+                             &ctl[3 + r], &ctl[6], (unsigned long long*)nullptr);
         grid_sync(bar, gen);
         const long long nq = (long long)*(volatile unsigned long long*)&ctl[r];
         if (nq == 0 || l - k + 1 >= max_levels || (nq <= prev_nq && nq < min_nq)) {
@@ -471,11 +570,14 @@ extern "C" __global__ void status_bits(const int* __restrict__ st, long long n, 
 
 // ---------------------------------------------------------------------------------------
 // Append the set bits of a bitmap (vertex ids) to queue, a thread per word: one atomicAdd
-// on counter (zeroed by the caller) per warp.
+// on counter (zeroed by the caller) per warp. Unless qdeg is null, each vertex's out-degree
+// (row pointers indptr) is stored at its queue position in qdeg.
 template <typename I>
 __device__ __forceinline__ void bits_to_queue(const unsigned* bits, long long words, I* queue,
                                               unsigned long long* counter, long long tid,
-                                              long long nthreads) {
+                                              long long nthreads,
+                                              const I* __restrict__ indptr = nullptr,
+                                              long long* qdeg = nullptr) {
     const int lane = threadIdx.x & 31;
     for (long long b = tid - lane; b < words; b += nthreads) {   // warps stay converged
         const long long w = b + lane;
@@ -489,7 +591,11 @@ __device__ __forceinline__ void bits_to_queue(const unsigned* bits, long long wo
         unsigned long long base = 0;
         if (lane == 31 && upto) base = atomicAdd(counter, (unsigned long long)upto);
         base = __shfl_sync(0xffffffffu, base, 31) + upto - c;
-        for (; word; word &= word - 1) queue[base++] = (I)((w << 5) + __ffs(word) - 1);
+        for (; word; word &= word - 1, ++base) {
+            const long long v = (w << 5) + __ffs(word) - 1;
+            queue[base] = (I)v;
+            if (qdeg) qdeg[base] = (long long)deg_of(indptr, v);
+        }
     }
 }
 
@@ -502,27 +608,22 @@ __global__ void bits_queue(const unsigned* __restrict__ bits, long long words, I
                   (long long)gridDim.x * blockDim.x);
 }
 
-// Persistent multi-level push for small frontiers: one launch runs levels k, k+1, ... with
-// a software grid barrier between levels (gridDim.x must not exceed the blocks that fit on
-// the device at once; gridDim.x == 1 is PMPP's single-block kernel). A group of g threads
-// expands each frontier vertex (virtual warps): g is the power of two covering the
-// frontier's largest out-degree, at most 32, widened while that leaves threads idle, so a
-// one-vertex frontier is spread over the whole grid and a grid graph uses 4 threads a
-// vertex. A level whose largest out-degree exceeds `balance` rounds of its groups (a hub
-// among leaves) is expanded edge-balanced instead, as push_balanced does: block 0 writes
-// the degree prefix sum to `scan` (room for max(nq, limit) entries), and after a barrier
-// every thread takes every nthreads-th edge. atomicCAS claims; the next queue is appended
-// with one atomicAdd per group of claiming lanes. The loop stops when the next frontier is
-// empty, has more than `limit` vertices or more than `edge_limit` out-edges; every block
-// reads the same counters after the barrier, so all leave together.
-// ctl: [0..2] queue counts (rotating), [3..5] out-edge sums (rotating), [6] in-edge sum of
-// all vertices visited, [7..9] largest out-degree (rotating), [10] the length of the queue
-// made from in_bits, [11] the first frontier's largest out-degree when the caller does not
-// know it (max_deg 0); zero at launch. ctl_next: as in pull_hub. bar: see grid_sync.
-// Results: publish to out, the fifth word telling which buffer holds the last frontier
-// (0: qa, 1: qb).
-// Without a queue (q0 null) the first frontier is read from its bitmap in_bits; unless
-// out_bits is null, a non-empty last frontier is also left there as a bitmap.
+// The bitmap of the vertices of q[0..nq), by threads tid of nthreads: the words zeroed,
+// `sync()` (a barrier of those threads), then one atomicOr per vertex.
+template <typename I, class Sync>
+__device__ __forceinline__ void queue_bits(const I* q, long long nq, unsigned* bits,
+                                           long long words, long long tid, long long nthreads,
+                                           Sync sync) {
+    for (long long w = tid; w < words; w += nthreads) bits[w] = 0u;
+    sync();
+    for (long long i = tid; i < nq; i += nthreads) {
+        const long long v = __ldcg(&q[i]);
+        atomicOr(&bits[v >> 5], 1u << (v & 31));
+    }
+}
+
+// Group size of a push level (virtual warps): the power of two covering the frontier's
+// largest out-degree, at most 32, widened while that leaves threads idle.
 __device__ __forceinline__ long long group_size(unsigned long long max_deg, long long nq,
                                                 long long nthreads) {
     long long g = 1;
@@ -531,33 +632,128 @@ __device__ __forceinline__ long long group_size(unsigned long long max_deg, long
     return g;
 }
 
-// One edge u -> v of a persistent push level: claim v, append it to the next queue (one
-// atomicAdd per group of claiming lanes, which must be converged here), visit and count it.
-template <typename I>
-__device__ __forceinline__ void push_edge(long long u, long long v, int k, int* st, I* nxt,
-                                          unsigned long long* cq, long long* pv,
-                                          unsigned char* pp, long long* lv, unsigned char* lp,
-                                          int want_parent, const I* __restrict__ indptr,
+// One edge u -> v of a push level: claim v, visit and count it, and add it to the next
+// frontier: into the bitmap nbits (one atomicOr; my_found counts it) unless that is null,
+// else into the queue nxt (one atomicAdd on *cq per group of claiming lanes, which must be
+// converged here; nxt_deg, unless null, gets v's out-degree beside its entry, and snxt a
+// copy of the entry when it falls among the first scap: a copy in shared memory). SOLO (one
+// block, a small frontier, where each level waits on its slowest chain of loads): the claim
+// is one atomicCAS without a first read of the status, and v's degrees are read before it,
+// so that those loads overlap the atomic.
+template <typename I, bool SOLO>
+__device__ __forceinline__ void push_edge(long long u, long long v, int k, int* st,
+                                          unsigned* nbits, I* nxt, long long* nxt_deg, I* snxt,
+                                          long long scap, unsigned long long* cq,
+                                          long long* pv, unsigned char* pp, long long* lv,
+                                          unsigned char* lp, int want_parent,
+                                          const I* __restrict__ indptr,
                                           const I* __restrict__ in_ptr, long long hub_deg,
-                                          unsigned long long* hc, unsigned long long& my_out,
-                                          unsigned long long& my_in,
+                                          unsigned long long* hc, unsigned long long& my_found,
+                                          unsigned long long& my_out, unsigned long long& my_in,
                                           unsigned long long& my_max) {
-    const bool claimed = claim(st, v, k);
-    const unsigned active = __activemask();
-    const unsigned ballot = __ballot_sync(active, claimed);
-    if (!ballot) return;
-    const int lane = threadIdx.x & 31;
-    const int leader = __ffs(ballot) - 1;
-    unsigned long long base = 0;
-    if (lane == leader) base = atomicAdd(cq, (unsigned long long)__popc(ballot));
-    base = __shfl_sync(active, base, leader);
-    if (claimed) {
-        nxt[base + __popc(ballot & ((1u << lane) - 1u))] = (I)v;
-        visit(v, u, k, pv, pp, lv, lp, want_parent);
-        my_max = max(my_max, count_visit(v, k, indptr, in_ptr, hub_deg, hc, my_out, my_in));
+    unsigned long long d = 0, di = 0, at = 0;
+    if (SOLO) {
+        d = deg_of(indptr, v);
+        di = deg_of(in_ptr, v);
     }
+    const bool claimed = SOLO ? atomicCAS(&st[v], UNV, k) == UNV : claim(st, v, k);
+    if (nbits) {
+        if (!claimed) return;
+        atomicOr(&nbits[v >> 5], 1u << (v & 31));
+        ++my_found;
+    } else {
+        const unsigned active = __activemask();
+        const unsigned ballot = __ballot_sync(active, claimed);
+        if (!ballot) return;
+        const int lane = threadIdx.x & 31;
+        const int leader = __ffs(ballot) - 1;
+        unsigned long long base = 0;
+        if (lane == leader) base = atomicAdd(cq, (unsigned long long)__popc(ballot));
+        base = __shfl_sync(active, base, leader);
+        if (!claimed) return;
+        at = base + __popc(ballot & ((1u << lane) - 1u));
+        nxt[at] = (I)v;
+        if (snxt && at < (unsigned long long)scap) snxt[at] = (I)v;
+    }
+    visit(v, u, k, pv, pp, lv, lp, want_parent);
+    if (!SOLO) {
+        d = deg_of(indptr, v);
+        di = deg_of(in_ptr, v);
+    }
+    note_visit(v, k, d, di, hub_deg, hc, my_out, my_in);
+    if (nxt_deg && !nbits) nxt_deg[at] = (long long)d;
+    my_max = max(my_max, d);
 }
 
+// One push level k: the frontier cur[0..nq), of largest out-degree max_deg, expands into
+// the next (push_edge: a queue nxt, or the bitmap nbits unless null). Threads tid <
+// nthreads take part: the first nthreads / blockDim.x blocks of the grid, each of whose
+// threads calls it (SOLO: one block, and cur may lie in shared memory). A group of g
+// threads expands each frontier vertex (group_size), so a one-vertex frontier spreads over
+// all threads and a grid graph uses 4 threads a vertex. A level whose largest out-degree
+// exceeds `balance` rounds of its groups (a hub among leaves) is expanded edge-balanced
+// instead, as push_balanced does: `prefix()` returns the inclusive prefix sum of the
+// frontier's out-degrees (after the barrier it needs), and every thread takes every
+// nthreads-th edge, finding its source by binary search. Counters, one atomic per block
+// (SOLO: per warp) each: *cq the next frontier's size, *ce its out-edges, *cin its
+// in-edges, *cmax its largest out-degree.
+template <typename I, bool SOLO, class Prefix>
+__device__ __forceinline__ void push_level(
+        const I* __restrict__ indptr, const I* __restrict__ indices, const I* __restrict__ in_ptr,
+        const I* cur, long long nq, unsigned long long max_deg, long long balance,
+        unsigned* nbits, I* nxt, long long* nxt_deg, I* snxt, long long scap,
+        unsigned long long* cq, int k, int* st, long long* pv, unsigned char* pp, long long* lv,
+        unsigned char* lp, int want_parent, unsigned long long* hc, long long hub_deg,
+        unsigned long long* ce, unsigned long long* cin, unsigned long long* cmax, long long tid,
+        long long nthreads, Prefix prefix) {
+    auto at = [&](long long i) -> long long {      // a queue entry written by other blocks
+        return SOLO ? (long long)cur[i] : (long long)__ldcg(&cur[i]);
+    };
+    auto edge = [&](long long u, long long v, unsigned long long& found,
+                    unsigned long long& out, unsigned long long& in, unsigned long long& mx) {
+        push_edge<I, SOLO>(u, v, k, st, nbits, nxt, nxt_deg, snxt, scap, cq, pv, pp, lv, lp,
+                           want_parent, indptr, in_ptr, hub_deg, hc, found, out, in, mx);
+    };
+    const long long g = group_size(max_deg, nq, nthreads);
+    unsigned long long my_found = 0, my_out = 0, my_in = 0, my_max = 0;
+    if (max_deg > (unsigned long long)(balance * g)) {            // edge-balanced level
+        const long long* scan = prefix();
+        const long long total = tid < nthreads ? __ldcg(&scan[nq - 1]) : 0;
+        for (long long e = tid; e < total; e += nthreads) {
+            long long offset;
+            const long long u = at(edge_source(scan, nq, e, offset));
+            edge(u, (long long)indices[(long long)indptr[u] + offset], my_found, my_out, my_in,
+                 my_max);
+        }
+    } else {                                                      // a group per vertex
+        const long long ngroups = nthreads / g;
+        for (long long w = tid / g; w < nq && tid < ngroups * g; w += ngroups) {
+            const long long u = at(w);
+            const long long end = indptr[u + 1];
+            for (long long p = indptr[u] + tid % g; p < end; p += g)
+                edge(u, (long long)indices[p], my_found, my_out, my_in, my_max);
+        }
+    }
+    unsigned long long* cfound = nbits ? cq : nullptr;
+    if (SOLO) warp_add_to(my_out, my_in, my_found, my_max, ce, cin, cfound, cmax);
+    else block_add_to(my_out, my_in, my_found, my_max, ce, cin, cfound, cmax, true);
+}
+
+// Persistent multi-level push for small frontiers: one launch runs levels k, k+1, ... of
+// push_level with a software grid barrier between levels (gridDim.x must not exceed the
+// blocks that fit on the device at once; gridDim.x == 1 is PMPP's single-block kernel).
+// For an edge-balanced level block 0 writes the degree prefix sum to `scan` (room for
+// max(nq, limit) entries) before a barrier. The loop stops when the next frontier is empty,
+// has more than `limit` vertices or more than `edge_limit` out-edges; every block reads the
+// same counters after the barrier, so all leave together.
+// ctl: [0..2] queue counts (rotating), [3..5] out-edge sums (rotating), [6] in-edge sum of
+// all vertices visited, [7..9] largest out-degree (rotating), [10] the length of the queue
+// made from in_bits, [11] the first frontier's largest out-degree when the caller does not
+// know it (max_deg 0); zero at launch. ctl_next: as in pull_hub. bar: see grid_sync.
+// Results: publish to out, the fifth word telling which buffer holds the last frontier
+// (0: qa, 1: qb).
+// Without a queue (q0 null) the first frontier is read from its bitmap in_bits; unless
+// out_bits is null, a non-empty last frontier is also left there as a bitmap.
 template <typename I>
 __global__ void push_persistent(const I* __restrict__ indptr, const I* __restrict__ indices,
                                 const I* __restrict__ in_ptr, const I* q0, I* qa, I* qb,
@@ -574,11 +770,12 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
+    auto sync = [&]() { grid_sync(bar, gen); };
     const I* cur = q0;                     // the caller's queue is only read
     I* nxt = qa;
     if (in_bits) {                         // no queue: the frontier's bitmap, into qa first
         bits_to_queue(in_bits, words, qa, &ctl[10], tid, nthreads);
-        grid_sync(bar, gen);
+        sync();
         cur = qa;
         nxt = qb;
     }
@@ -587,59 +784,34 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
         for (long long i = tid; i < nq; i += nthreads)
             m = max(m, deg_of(indptr, (long long)__ldcg(&cur[i])));
         block_add_to(0, 0, 0, m, nullptr, nullptr, nullptr, &ctl[11], true);
-        grid_sync(bar, gen);
+        sync();
         max_deg = *(volatile unsigned long long*)&ctl[11];
     }
     int r = 0;
     while (true) {
-        unsigned long long* cq = &ctl[r];
-        unsigned long long* ce = &ctl[3 + r];
         if (blockIdx.x == 0 && threadIdx.x == 0) {     // slot of level r+1, last read at r-2
             int z = (r + 1) % 3;
             ctl[z] = 0;
             ctl[3 + z] = 0;
             ctl[7 + z] = 0;
         }
-        const long long g = group_size(max_deg, nq, nthreads);
-        unsigned long long my_out = 0, my_in = 0, my_max = 0;
-        if (max_deg > (unsigned long long)(balance * g)) {        // edge-balanced level
-            if (blockIdx.x == 0) block_degree_prefix(indptr, cur, nq, scan);
-            grid_sync(bar, gen);
-            const long long total = __ldcg(&scan[nq - 1]);
-            for (long long e = tid; e < total; e += nthreads) {
-                long long offset;
-                const long long u = __ldcg(&cur[edge_source(scan, nq, e, offset)]);
-                push_edge(u, (long long)indices[(long long)indptr[u] + offset], k, st, nxt, cq,
-                          pv, pp, lv, lp, want_parent, indptr, in_ptr, hub_deg, hc, my_out,
-                          my_in, my_max);
-            }
-        } else {                                                  // a group per vertex
-            const long long ngroups = nthreads / g;
-            for (long long w = tid / g; w < nq && tid < ngroups * g; w += ngroups) {
-                const long long u = __ldcg(&cur[w]);
-                const long long end = indptr[u + 1];
-                for (long long p = indptr[u] + tid % g; p < end; p += g)
-                    push_edge(u, (long long)indices[p], k, st, nxt, cq, pv, pp, lv, lp,
-                              want_parent, indptr, in_ptr, hub_deg, hc, my_out, my_in,
-                              my_max);
-            }
-        }
-        block_add_to(my_out, my_in, 0, my_max, ce, &ctl[6], nullptr, &ctl[7 + r], true);
-        grid_sync(bar, gen);
-        unsigned long long nn = *(volatile unsigned long long*)cq;
-        unsigned long long fe = *(volatile unsigned long long*)ce;
+        push_level<I, false>(indptr, indices, in_ptr, cur, nq, max_deg, balance,
+                             (unsigned*)nullptr, nxt, (long long*)nullptr, (I*)nullptr, 0,
+                             &ctl[r], k, st, pv, pp, lv, lp, want_parent, hc, hub_deg,
+                             &ctl[3 + r], &ctl[6], &ctl[7 + r], tid, nthreads, [&]() {
+                                 if (blockIdx.x == 0) block_degree_prefix(indptr, cur, nq, scan);
+                                 sync();
+                                 return (const long long*)scan;
+                             });
+        sync();
+        unsigned long long nn = *(volatile unsigned long long*)&ctl[r];
+        unsigned long long fe = *(volatile unsigned long long*)&ctl[3 + r];
         max_deg = *(volatile unsigned long long*)&ctl[7 + r];
         if (nn == 0 || nn > (unsigned long long)limit || fe > (unsigned long long)edge_limit) {
             if (blockIdx.x == 0 && threadIdx.x == 0)
                 publish(out, *(volatile unsigned long long*)&ctl[6], k, nn, fe, nxt == qb);
-            if (out_bits && nn) {          // the last frontier's bitmap, for a pull step
-                for (long long w = tid; w < words; w += nthreads) out_bits[w] = 0u;
-                grid_sync(bar, gen);
-                for (long long i = tid; i < (long long)nn; i += nthreads) {
-                    long long v = __ldcg(&nxt[i]);
-                    atomicOr(&out_bits[v >> 5], 1u << (v & 31));
-                }
-            }
+            if (out_bits && nn)            // the last frontier's bitmap, for a pull step
+                queue_bits(nxt, (long long)nn, out_bits, words, tid, nthreads, sync);
             return;
         }
         cur = nxt;
@@ -679,4 +851,381 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nq;
          i += (long long)gridDim.x * blockDim.x)
         st[q[i]] = val;
+}
+
+// ---------------------------------------------------------------------------------------
+// The whole search in one launch (BfsSteps.bfs_search): `search` runs every level of a BFS
+// from `source`, choosing push or pull on the device after each level by the direction rule
+// of lagraph_py/algorithms/bfs.py (struct Walk), with no host round trip. Levels are run by
+// *teams*: a pull level by the whole grid; a push level by the grid's first T blocks, T
+// sized to the frontier (team_size), down to one block for a small frontier, whose levels
+// then need no grid barrier at all: a block barrier and counters in shared memory (the
+// single-block kernel of PMPP 15.7, inside the persistent grid). A team runs consecutive
+// levels while they suit it, with a barrier of its own T blocks; then it hands the search's
+// state (struct Walk) to the grid through control words, and all blocks meet at a grid
+// barrier, where the others waited (pausing between polls), and form the next team.
+// Each block keeps the state in shared memory, where its thread 0 updates it from the
+// counters every block reads alike, so that all blocks take the same decisions.
+
+#define WAIT_NS 2048            // longest pause between polls of a block waiting for a team
+#define SCTL 48                 // control words of search (bfs_steps.py _SEARCH_CTL)
+#define BANK 12                 // counter words of a team: 3 rotating level slots of (frontier
+                                // size, out-edges, largest out-degree, in-edges)
+#define QCOUNT 24               // ctl word: length of a queue made from a bitmap
+#define HANDOFF 25              // ctl words: the Walk a team hands over (2 x 10 words, by
+                                // the parity of the teams formed)
+
+// Barrier of `count` blocks of a resident grid (its first `count`, or all of it), as
+// grid_sync; a block that expects a long wait (`patient`) pauses between polls, so that the
+// working blocks keep the memory system.
+__device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen,
+                                            unsigned int count, bool patient) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned int my = gen;
+        __threadfence();
+        if (atomicAdd(&bar[0], 1u) == count - 1) {
+            atomicExch(&bar[0], 0u);
+            __threadfence();
+            atomicAdd(&bar[1], 1u);
+        } else if (patient) {
+            for (unsigned int ns = 32; *(volatile unsigned int*)&bar[1] == my;
+                 ns = min(2 * ns, WAIT_NS))
+                __nanosleep(ns);
+        } else {
+            while (*(volatile unsigned int*)&bar[1] == my) { }
+        }
+        __threadfence();
+        gen = my + 1;
+    }
+    __syncthreads();
+}
+
+// The direction rule of lagraph_py/algorithms/bfs.py, applied after every level to the
+// kernels' exact counts: push -> pull when the frontier grew and its out-edges exceed the
+// in-edges of unvisited vertices / alpha; pull -> push once it shrinks below pull_min
+// vertices. A frontier of at most small_frontier vertices and edge_limit out-edges is
+// pushed whatever the direction (a pull costs a pass over all n vertices), as the gpu
+// executor's level steps do.
+struct Rule {
+    double alpha, pull_min;
+    long long small_frontier;
+    unsigned long long edge_limit, unexplored;    // in-edges of unvisited vertices at start
+};
+
+// Where a search stands between levels (each block keeps one in shared memory).
+struct Walk {
+    long long nq;                      // the frontier: its size,
+    unsigned long long fe, maxd;       // out-edges and largest out-degree,
+    long long k, cur, bits;            // level, buffer (a queue, or a bitmap when bits)
+    unsigned long long vin;            // in-edges of the vertices visited so far
+    long long team;                    // teams formed so far
+    bool pull, growing;                // the rule's direction and growth
+
+    // Whether the next level pulls (it may turn the direction to pull); never without
+    // pull lists (can_pull false).
+    __device__ __forceinline__ bool pulls(const Rule& rule, bool can_pull) {
+        if (can_pull && !pull && growing &&
+            (double)fe > (double)(rule.unexplored - vin) / rule.alpha)
+            pull = true;
+        return pull && !(nq <= rule.small_frontier && fe <= rule.edge_limit);
+    }
+    // After a level took the frontier from nq to nq2 vertices.
+    __device__ __forceinline__ void after(const Rule& rule, long long nq2) {
+        if (!pull) growing = nq2 > nq;
+        else if (nq2 == 0 || (nq2 <= nq && (double)nq2 < rule.pull_min)) pull = growing = false;
+    }
+};
+
+// The search's arrays and settings: the kernel's one argument (__grid_constant__, read from
+// the constant bank, so that its pointers take no registers). Every field is 8 bytes, in
+// the order bfs_steps.py packs them (_SEARCH_FIELDS).
+template <typename I>
+struct Search {
+    const I* indptr; const I* indices; const I* in_ptr;
+    const I* tptr; const I* tind; const I* heads;   // pull lists (null: every level pushes)
+    const long long* long_items;       // pull_long's chunks of the in-lists beyond pull_cap
+    long long nlong, pull_cap;
+    long long n, words, source;
+    long long* pv; long long* lv;      // outputs (null when not wanted)
+    int* st;
+    unsigned* bits;                    // two frontier bitmaps of `words` words
+    I* queues;                         // two frontier queues of n entries
+    long long* degs;                   // the out-degree beside each queue entry
+    long long* totals;                 // one word per block (prefix_in_place)
+    unsigned long long* hc; long long hub_deg;
+    unsigned long long* ctl; unsigned int* bar;
+    Rule rule;
+    long long balance, serial, solo_width, width;
+    unsigned long long* trace; long long trace_len;
+
+    __device__ __forceinline__ I* queue(long long i) const { return queues + i * n; }
+    __device__ __forceinline__ long long* deg(long long i) const { return degs + i * n; }
+    __device__ __forceinline__ unsigned* bitmap(long long i) const { return bits + i * words; }
+
+    // Blocks for a push level of nq vertices, fe out-edges and largest out-degree maxd: 1
+    // while its work fits solo_width thread slots (a slot a vertex's lane, group_size lanes
+    // a vertex, or an edge), else enough for `width` slots a block with twice the room, at
+    // most G.
+    __device__ __forceinline__ long long team_size(long long nq, unsigned long long fe,
+                                                   unsigned long long maxd, long long G) const {
+        long long g = 1;
+        while (g < 32 && (unsigned long long)g < maxd) g <<= 1;
+        const long long slots = max(nq * g, (long long)fe);
+        return slots <= solo_width ? 1 : min(G, (2 * slots + width - 1) / width);
+    }
+};
+
+// Inclusive prefix sum, in place, of x[0..len) by the `team` blocks of a team (this one is
+// number `member`): each sums a contiguous range, a thread a run of it; the block totals go
+// through `totals` and a barrier (`sync`), then each writes its running sums; a last barrier.
+template <class Sync>
+__device__ __forceinline__ void prefix_in_place(long long* x, long long len, long long* totals,
+                                                long long team, long long member, Sync sync) {
+    const long long lo_b = len * member / team, hi_b = len * (member + 1) / team;
+    const long long per = (hi_b - lo_b + blockDim.x - 1) / blockDim.x;
+    const long long lo = min(hi_b, lo_b + (long long)threadIdx.x * per);
+    const long long hi = min(hi_b, lo + per);
+    long long sum = 0;
+#pragma unroll 4
+    for (long long i = lo; i < hi; ++i) sum += __ldcg(&x[i]);
+    long long total;
+    long long run = block_excl_scan(sum, &total);
+    if (threadIdx.x == 0) totals[member] = total;
+    sync();
+    long long before = 0;
+    for (long long b = threadIdx.x; b < member; b += blockDim.x) before += __ldcg(&totals[b]);
+    block_excl_scan(before, &total);               // total: the sum over the blocks before
+    run += total;
+    for (long long i = lo; i < hi; ++i) {
+        run += __ldcg(&x[i]);
+        x[i] = run;
+    }
+    sync();
+}
+
+// A team's barrier: of its T blocks (gen: thread 0's generation), or its block (SOLO).
+template <bool SOLO>
+__device__ __forceinline__ void team_sync(unsigned int* tbar, unsigned int& gen, long long T) {
+    if (SOLO) __syncthreads(); else blocks_sync(tbar, gen, (unsigned int)T, false);
+}
+
+// The end of a team's level (after its barrier), by thread 0 of each member: the level's
+// counters c into the Walk (bits: the new frontier is a bitmap), the trace, and whether the
+// team runs the next level too (returned; T: the team's blocks, the grid's for a pull).
+template <typename I>
+__device__ __forceinline__ bool end_level(const Search<I>& S, Walk& w, bool pull, bool bits,
+                                          long long T, const unsigned long long* c) {
+    const volatile unsigned long long* v = c;
+    const long long nq = (long long)v[0];
+    w.fe = v[1];
+    w.maxd = v[2];
+    w.vin += v[3];
+    w.after(S.rule, nq);
+    w.nq = nq;
+    w.k += 1;
+    w.cur = 1 - w.cur;
+    w.bits = bits;
+    if (blockIdx.x == 0 && S.trace && w.k < S.trace_len) {
+        unsigned long long t, *row = S.trace + 4 * w.k;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        row[0] = t;
+        row[1] = clock64();
+        row[2] = (unsigned long long)nq;
+        row[3] = ((unsigned long long)pull << 32) | (unsigned long long)T;
+    }
+    if (nq == 0 || w.pulls(S.rule, S.tptr != nullptr) != pull) return false;
+    if (pull) return true;
+    const long long next = S.team_size(nq, w.fe, w.maxd, (long long)gridDim.x);
+    return next <= T && (T == 1 || (next > 1 && 4 * next > T));
+}
+
+// Pull levels by the whole grid while the rule pulls (pull_level, then pull_long for the
+// long in-lists; the frontier made a bitmap first if it is a queue). `cnt`: the team's zeroed counters (BANK words, each
+// level's in a slot of four); `cache`: HC words of shared memory for the hub cache; w: this
+// block's Walk, which its thread 0 updates after each level.
+template <typename I>
+__device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned long long* cnt,
+                                          unsigned long long* cache) {
+    __shared__ bool go_on;
+    unsigned int gen = 0;
+    unsigned int* tbar = S.bar + 2;
+    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&tbar[1];
+    const long long G = gridDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (!w.bits) {
+        queue_bits(S.queue(w.cur), w.nq, S.bitmap(w.cur), S.words, tid, G * blockDim.x,
+                   [&]() { team_sync<false>(tbar, gen, G); });
+        team_sync<false>(tbar, gen, G);
+    }
+    for (int r = 0;; r = (r + 1) % 3) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) {     // slot of the next level, last read
+            unsigned long long* z = cnt + 4 * ((r + 1) % 3);          // two levels ago
+            z[0] = z[1] = z[2] = z[3] = 0;
+        }
+        unsigned long long* c = cnt + 4 * r;
+        const long long cur = w.cur;
+        const int level = (int)w.k + 1;
+        pull_level<I, true>(S.tptr, S.tind, S.heads, S.n, S.st, level, S.pv,
+                            (unsigned char*)nullptr, S.lv, (unsigned char*)nullptr,
+                            S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg, S.bitmap(cur),
+                            S.bitmap(1 - cur), (int)S.serial, S.pull_cap, cache, c, c + 1,
+                            c + 3, c + 2);
+        if (S.nlong) {
+            team_sync<false>(tbar, gen, G);
+            pull_long(S.tptr, S.tind, S.long_items, S.nlong, S.st, level, S.pv, S.lv,
+                      S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg, S.bitmap(cur),
+                      S.bitmap(1 - cur), cache, c, c + 1, c + 3, c + 2);
+        }
+        team_sync<false>(tbar, gen, G);
+        if (threadIdx.x == 0) go_on = end_level(S, w, true, true, G, c);
+        __syncthreads();
+        if (!go_on) return;
+    }
+}
+
+// Push levels by a team of the grid's first T blocks while they suit it (push_level). A
+// team of the whole grid leaves the next frontier as a bitmap (zeroed first; one atomicOr
+// per vertex, where a queue would take one atomicAdd on its length per group of lanes),
+// which it makes a queue (bits_to_queue) if it pushes again. SOLO: T == 1, block barriers, counters
+// (cnt) in shared memory, and the frontier's queue copied into shared memory (`smem`, HC
+// words: two copies) while it fits. Else as pull_team.
+template <typename I, bool SOLO>
+__device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long T,
+                                          unsigned long long* cnt, unsigned long long* smem) {
+    __shared__ bool go_on;
+    unsigned int gen = 0;
+    unsigned int* tbar = S.bar + 2;
+    if (!SOLO && threadIdx.x == 0) gen = *(volatile unsigned int*)&tbar[1];
+    auto sync = [&]() { team_sync<SOLO>(tbar, gen, T); };
+    const long long member = SOLO ? 0 : blockIdx.x;
+    const long long tid = member * blockDim.x + threadIdx.x;
+    const long long nthreads = T * blockDim.x;
+    const bool to_bits = !SOLO && T == (long long)gridDim.x;
+    const long long scap = HC * 8 / (2 * sizeof(I));  // SOLO: entries of each copy
+    I* sq = (I*)smem;
+    int copy = -1;                                     // SOLO: the copy holding the frontier
+    for (int r = 0;; r = (r + 1) % 3) {
+        const long long cur = w.cur, nq = w.nq;
+        if (w.bits) {
+            bits_to_queue(S.bitmap(cur), S.words, S.queue(cur), &S.ctl[QCOUNT], tid, nthreads,
+                          S.indptr, S.deg(cur));
+            sync();
+            if (member == 0 && threadIdx.x == 0) S.ctl[QCOUNT] = 0;       // for the next one
+        }
+        if (to_bits) {
+            unsigned* next = S.bitmap(1 - cur);
+            for (long long i = tid; i < S.words; i += nthreads) next[i] = 0u;
+            sync();
+        }
+        if (member == 0 && threadIdx.x == 0) {         // slot of the next level, last read
+            unsigned long long* z = cnt + 4 * ((r + 1) % 3);          // two levels ago
+            z[0] = z[1] = z[2] = z[3] = 0;
+        }
+        unsigned long long* c = cnt + 4 * r;
+        push_level<I, SOLO>(S.indptr, S.indices, S.in_ptr,
+                            copy >= 0 ? sq + copy * scap : S.queue(cur), nq, w.maxd, S.balance,
+                            to_bits ? S.bitmap(1 - cur) : (unsigned*)nullptr, S.queue(1 - cur),
+                            S.deg(1 - cur), SOLO ? sq + (copy == 0 ? scap : 0) : (I*)nullptr,
+                            scap, c, (int)w.k + 1, S.st, S.pv, (unsigned char*)nullptr, S.lv,
+                            (unsigned char*)nullptr, S.pv != nullptr, S.hc, S.hub_deg, c + 1,
+                            c + 3, c + 2, tid, nthreads, [&]() {
+                                prefix_in_place(S.deg(cur), nq, S.totals, T, member, sync);
+                                return (const long long*)S.deg(cur);
+                            });
+        sync();
+        if (threadIdx.x == 0) go_on = end_level(S, w, false, to_bits, T, c);
+        __syncthreads();
+        if (!go_on) return;
+        const int wrote = copy == 0 ? 1 : 0;          // the copy the level just made
+        copy = SOLO && w.nq <= scap ? wrote : -1;
+    }
+}
+
+// The Walk a team hands over (its leader, before the grid barrier), with the other bank of
+// counters and the queue counter zeroed for the next team; read back by every block after.
+// Two records alternate, so that a block still reading one is not overtaken by the next.
+__device__ __forceinline__ void hand_over(unsigned long long* ctl, const Walk& w) {
+    unsigned long long* h = ctl + HANDOFF + 10 * ((w.team + 1) & 1);
+    h[0] = (unsigned long long)w.nq; h[1] = w.fe; h[2] = w.maxd; h[3] = w.vin;
+    h[4] = (unsigned long long)w.k; h[5] = (unsigned long long)w.cur;
+    h[6] = (unsigned long long)w.bits; h[7] = (unsigned long long)w.team + 1;
+    h[8] = w.pull; h[9] = w.growing;
+    unsigned long long* next = ctl + BANK * ((w.team + 1) & 1);
+    for (int i = 0; i < BANK; ++i) next[i] = 0;
+    ctl[QCOUNT] = 0;
+}
+
+__device__ __forceinline__ void take_over(const unsigned long long* ctl, Walk& w) {
+    const volatile unsigned long long* h = ctl + HANDOFF + 10 * ((w.team + 1) & 1);
+    w.nq = (long long)h[0]; w.fe = h[1]; w.maxd = h[2]; w.vin = h[3];
+    w.k = (long long)h[4]; w.cur = (long long)h[5]; w.bits = (long long)h[6];
+    w.team = (long long)h[7];
+    w.pull = h[8] != 0; w.growing = h[9] != 0;
+}
+
+// The whole search (see above), by a cooperative launch of the search's one argument S.
+// Outputs: lv the levels, pv the parents (either null when not wanted), -1 where unreached.
+// They and the status array st arrive with every byte 0xFF (-1, UNV); the source's entries
+// are written here. bits, queues, degs, totals, hc, ctl: scratch, written here before use;
+// bar: 4 barrier words, zero between launches. rule.pull_min = n / BETA; rule.unexplored =
+// stored entries - in-degree of the source. trace (unless null): per level l < trace_len,
+// at its end, [4l] the global timer (ns), [4l+1] block 0's clock (cycles), [4l+2] the
+// frontier size, [4l+3] pull << 32 | the blocks of its team.
+template <typename I>
+__global__ void __launch_bounds__(512, 4) search(const __grid_constant__ Search<I> S) {
+    __shared__ unsigned long long smem[HC];
+    __shared__ unsigned long long solo_cnt[BANK];
+    __shared__ Walk w;
+    __shared__ bool pull;
+    __shared__ long long T;
+    unsigned int gen = 0;
+    const long long G = gridDim.x, source = S.source;
+    const unsigned long long d0 = deg_of(S.indptr, source);
+    if (threadIdx.x == 0) {
+        gen = *(volatile unsigned int*)&S.bar[1];
+        w = Walk{1, d0, d0, 0, 0, 0, 0, 0, false, true};
+    }
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long nthreads = G * blockDim.x;
+    for (long long i = tid; i < HC; i += nthreads) S.hc[i] = ~0ull;
+    for (long long i = tid; i < SCTL; i += nthreads) S.ctl[i] = 0;
+    if (tid == 0) {
+        S.st[source] = 0;
+        if (S.lv) S.lv[source] = 0;
+        if (S.pv) S.pv[source] = source;
+        S.queues[0] = (I)source;
+        S.degs[0] = (long long)d0;
+    }
+    blocks_sync(S.bar, gen, (unsigned int)G, false);
+    while (true) {
+        if (threadIdx.x == 0) {
+            pull = w.pulls(S.rule, S.tptr != nullptr);
+            T = pull ? G : S.team_size(w.nq, w.fe, w.maxd, G);
+        }
+        __syncthreads();
+        if (w.nq == 0) return;
+        if (!pull && w.bits) {          // a bitmap to push from: its queue, made by the grid
+            bits_to_queue(S.bitmap(w.cur), S.words, S.queue(w.cur), &S.ctl[QCOUNT], tid,
+                          nthreads, S.indptr, S.deg(w.cur));
+            blocks_sync(S.bar, gen, (unsigned int)G, false);   // every thread read w.bits
+            if (threadIdx.x == 0) w.bits = 0;
+            if (tid == 0) S.ctl[QCOUNT] = 0;
+            __syncthreads();
+        }
+        if (blockIdx.x < T) {
+            if (pull) {
+                pull_team(S, w, S.ctl + BANK * (w.team & 1), smem);
+            } else if (T == 1) {
+                if (threadIdx.x < BANK) solo_cnt[threadIdx.x] = 0;
+                __syncthreads();
+                push_team<I, true>(S, w, 1, solo_cnt, smem);
+            } else {
+                push_team<I, false>(S, w, T, S.ctl + BANK * (w.team & 1), smem);
+            }
+            if (blockIdx.x == 0 && threadIdx.x == 0) hand_over(S.ctl, w);
+        }
+        blocks_sync(S.bar, gen, (unsigned int)G, blockIdx.x >= T);
+        if (threadIdx.x == 0) take_over(S.ctl, w);
+    }
 }

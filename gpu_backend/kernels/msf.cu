@@ -7,8 +7,8 @@
 // 64-bit atomicMin over keys.
 //
 // State of one call:
-//   parent[v]  lock-free union-find; a root is the smallest vertex of its set (a join hooks
-//              the larger root under the smaller one), so roots are the component labels
+//   parent[v]  lock-free union-find (shared.cuh); a root is the smallest vertex of its set,
+//              so roots are the component labels
 //   minkey[c]  key of the lightest candidate edge offered to root c this round, NO_EDGE;
 //              two arrays that alternate by round (a round's shrink offers into one and
 //              clears the other where its hook read it)
@@ -33,39 +33,15 @@ struct __align__(16) Candidate {
     u64 key;
 };
 
-__device__ __forceinline__ int cas(int* p, int expected, int value) {
-    return atomicCAS(p, expected, value);
-}
-
-__device__ __forceinline__ long long cas(long long* p, long long expected, long long value) {
-    return (long long)atomicCAS((u64*)p, (u64)expected, (u64)value);
-}
-
-// The root of x's set. Path halving: each vertex passed is pointed at its grandparent, an
-// ancestor, with a plain store (only roots change by CAS, and x is no root). Loads bypass
-// L1, which does not see other blocks' joins.
+// A candidate read from L2 (the fused kernel reads lists that other blocks wrote earlier in
+// the same launch, which an SM's L1 would not see).
 template <typename I>
-__device__ __forceinline__ I root_of(I x, I* parent) {
-    while (true) {
-        const I p = __ldcg(parent + x);
-        if (p == x) return x;
-        const I g = __ldcg(parent + p);
-        if (g == p) return p;
-        parent[x] = g;
-        x = g;
-    }
-}
-
-// Join the sets of a and b: the larger root is hooked under the smaller one.
-template <typename I>
-__device__ __forceinline__ void join(I a, I b, I* parent) {
-    while (true) {
-        a = root_of(a, parent);
-        b = root_of(b, parent);
-        if (a == b) return;
-        if (a > b) { const I t = a; a = b; b = t; }
-        if (cas(parent + b, b, a) == b) return;
-    }
+__device__ __forceinline__ Candidate<I> load_cg(const Candidate<I>* p) {
+    Candidate<I> c;
+    const uint4* from = reinterpret_cast<const uint4*>(p);
+    uint4* to = reinterpret_cast<uint4*>(&c);
+    for (int k = 0; k < (int)(sizeof(Candidate<I>) / sizeof(uint4)); ++k) to[k] = __ldcg(from + k);
+    return c;
 }
 
 // Append item at out[*count...] for each lane that keeps one (one atomicAdd per warp:
@@ -133,7 +109,7 @@ __global__ void msf_upper_edges(const I* __restrict__ indptr, const I* __restric
 
 // parent = identity; both minkey arrays (2n words from minkey) NO_EDGE.
 template <typename I>
-__global__ void msf_init(long long n, I* parent, u64* minkey) {
+__device__ __forceinline__ void init_phase(long long n, I* parent, u64* minkey) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
         parent[v] = (I)v;
@@ -146,9 +122,11 @@ __global__ void msf_init(long long n, I* parent, u64* minkey) {
 // replaced by their roots and edges inside a component dropped (the heavy edges, after the
 // light ones joined components); without, parent must still be the identity.
 template <typename I>
-__global__ void msf_collect(const I* __restrict__ ends, const u64* __restrict__ keys,
-                            long long lo, long long hi, int filter, I* parent, u64* minkey,
-                            Candidate<I>* out, u64* count, u64 cap) {
+__device__ __forceinline__ void collect_phase(const I* __restrict__ ends,
+                                              const u64* __restrict__ keys, long long lo,
+                                              long long hi, int filter, I* parent,
+                                              u64* minkey, Candidate<I>* out, u64* count,
+                                              u64 cap) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = lo + (long long)blockIdx.x * blockDim.x; base < hi; base += stride) {
         const long long e = base + threadIdx.x;
@@ -172,19 +150,19 @@ __global__ void msf_collect(const I* __restrict__ ends, const u64* __restrict__ 
 // and enters the forest (once: each edge is one candidate). Zeroes the other list's count
 // (the shrink after it appends there).
 template <typename I>
-__global__ void msf_hook(const Candidate<I>* __restrict__ list, const u64* __restrict__ count,
-                         I* parent, const u64* __restrict__ minkey, u64* forest,
-                         u64* forest_count, u64 cap, u64* other_count) {
+__device__ __forceinline__ void hook_phase(const Candidate<I>* list, const u64* count,
+                                           I* parent, const u64* minkey, u64* forest,
+                                           u64* forest_count, u64 cap, u64* other_count) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *other_count = 0;
-    const long long size = (long long)*count;
+    const long long size = (long long)__ldcg(count);
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < size; base += stride) {
         const long long i = base + threadIdx.x;
         bool keep = i < size;
         Candidate<I> c;
         if (keep) {
-            c = list[i];
-            keep = minkey[c.a] == c.key || minkey[c.b] == c.key;
+            c = load_cg(list + i);
+            keep = __ldcg(minkey + c.a) == c.key || __ldcg(minkey + c.b) == c.key;
             if (keep) join(c.a, c.b, parent);
         }
         warp_append(keep, c.key, forest, forest_count, cap);
@@ -195,17 +173,17 @@ __global__ void msf_hook(const Candidate<I>* __restrict__ list, const u64* __res
 // others offered to `minkey`; `read` (the minkey array the hook read) is cleared where this
 // list's offers set it.
 template <typename I>
-__global__ void msf_shrink(const Candidate<I>* __restrict__ list, const u64* __restrict__ count,
-                           I* parent, u64* read, u64* minkey, Candidate<I>* out,
-                           u64* out_count, u64 cap) {
-    const long long size = (long long)*count;
+__device__ __forceinline__ void shrink_phase(const Candidate<I>* list, const u64* count,
+                                             I* parent, u64* read, u64* minkey,
+                                             Candidate<I>* out, u64* out_count, u64 cap) {
+    const long long size = (long long)__ldcg(count);
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < size; base += stride) {
         const long long i = base + threadIdx.x;
         bool keep = i < size;
         Candidate<I> c;
         if (keep) {
-            c = list[i];
+            c = load_cg(list + i);
             read[c.a] = NO_EDGE;
             read[c.b] = NO_EDGE;
             c.a = root_of(c.a, parent);
@@ -218,7 +196,7 @@ __global__ void msf_shrink(const Candidate<I>* __restrict__ list, const u64* __r
 
 // Point every vertex at its root; with `label` (not null), also write the root there.
 template <typename I>
-__global__ void msf_flatten(long long n, I* parent, long long* label) {
+__device__ __forceinline__ void flatten_phase(long long n, I* parent, long long* label) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
         const I r = root_of((I)v, parent);
@@ -247,4 +225,87 @@ __global__ void msf_forest_rows(const u64* __restrict__ keys, long long k, int i
         dst[i] = indices[(long long)indptr[lo + 1] - uoff[lo + 1] + e];
         edge[i] = e;
     }
+}
+
+// The phases as kernels of their own, launched one by one by the host (large graphs; the
+// host reads the list lengths between batches of rounds).
+
+template <typename I>
+__global__ void msf_init(long long n, I* parent, u64* minkey) {
+    init_phase(n, parent, minkey);
+}
+
+template <typename I>
+__global__ void msf_collect(const I* __restrict__ ends, const u64* __restrict__ keys,
+                            long long lo, long long hi, int filter, I* parent, u64* minkey,
+                            Candidate<I>* out, u64* count, u64 cap) {
+    collect_phase(ends, keys, lo, hi, filter, parent, minkey, out, count, cap);
+}
+
+template <typename I>
+__global__ void msf_hook(const Candidate<I>* list, const u64* count, I* parent,
+                         const u64* minkey, u64* forest, u64* forest_count, u64 cap,
+                         u64* other_count) {
+    hook_phase(list, count, parent, minkey, forest, forest_count, cap, other_count);
+}
+
+template <typename I>
+__global__ void msf_shrink(const Candidate<I>* list, const u64* count, I* parent, u64* read,
+                           u64* minkey, Candidate<I>* out, u64* out_count, u64 cap) {
+    shrink_phase(list, count, parent, read, minkey, out, out_count, cap);
+}
+
+template <typename I>
+__global__ void msf_flatten(long long n, I* parent, long long* label) {
+    flatten_phase(n, parent, label);
+}
+
+// The whole of Borůvka in one launch (small graphs: every phase a grid barrier apart
+// instead of a launch, and the rounds decided on the device). lists: the two candidate
+// lists, minkey: both minkey arrays (2n words), cnt: the lists' lengths and the forest's,
+// zero at launch. The light edges [0, nlight) run light_rounds rounds first (fewer if
+// none is left); if heavy edges exist, they are filtered in then, and rounds go on until
+// no candidate is left. label: every vertex's root. out[0]: rounds run; out[1]: 1 when
+// max_rounds were not enough (no progress: a bug, which the host reports).
+template <typename I>
+__global__ void __launch_bounds__(256)
+msf_fused(const I* __restrict__ ends, const u64* __restrict__ keys, long long nlight,
+          long long m, int light_rounds, int max_rounds, long long n, I* parent, u64* minkey,
+          Candidate<I>* list0, Candidate<I>* list1, u64* cnt, u64* forest, u64 forest_cap,
+          long long* label, unsigned int* bar, u64* out) {
+    unsigned int gen = 0;
+    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
+    init_phase(n, parent, minkey);
+    grid_sync(bar, gen);
+    collect_phase(ends, keys, 0, nlight, 0, parent, minkey, list0, cnt, (u64)m);
+    grid_sync(bar, gen);
+    int i = 0, rounds = 0;
+    bool heavy = nlight < m;
+    while (true) {
+        if (__ldcg(&cnt[i]) == 0 || (heavy && rounds == light_rounds)) {
+            if (!heavy) break;
+            heavy = false;                     // the heavy edges join the candidates
+            flatten_phase(n, parent, (long long*)nullptr);
+            grid_sync(bar, gen);
+            collect_phase(ends, keys, nlight, m, 1, parent, minkey + i * n,
+                          i ? list1 : list0, cnt + i, (u64)m);
+            grid_sync(bar, gen);
+            continue;
+        }
+        if (rounds == max_rounds) {
+            if (blockIdx.x == 0 && threadIdx.x == 0) out[1] = 1;
+            break;
+        }
+        const int o = 1 - i;
+        Candidate<I>* const in = i ? list1 : list0;
+        hook_phase(in, cnt + i, parent, minkey + i * n, forest, cnt + 2, forest_cap, cnt + o);
+        grid_sync(bar, gen);
+        shrink_phase(in, cnt + i, parent, minkey + i * n, minkey + o * n, o ? list1 : list0,
+                     cnt + o, (u64)m);
+        grid_sync(bar, gen);
+        i = o;
+        ++rounds;
+    }
+    flatten_phase(n, parent, label);
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = rounds;
 }

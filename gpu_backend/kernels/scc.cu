@@ -9,13 +9,10 @@
 //   out  results (device words, read by the host once, after the kernel)
 // Vertices are handled by groups of g lanes (g a power of two <= 32, "virtual warps"
 // sized to the average degree): the lanes of a group stride over one vertex's row. Rows
-// longer than LONG_ROW are cut into chunks of CHUNK arcs, each handled by a whole block,
-// so that no thread walks a hub's row alone (the host lists the chunks: scc_steps.py).
+// longer than LONG_ROW are cut into chunks of CHUNK arcs (shared.cuh), each handled by a
+// whole block.
 
 #include "shared.cuh"
-
-#define LONG_ROW 512
-#define CHUNK 2048
 
 template <typename I> struct Counter { typedef unsigned long long T; };
 template <> struct Counter<int> { typedef unsigned T; };
@@ -106,17 +103,6 @@ __device__ __forceinline__ bool long_row(const I* __restrict__ ptr, I v, long lo
     if (hi - lo <= LONG_ROW) return false;
     hi = lo;
     return true;
-}
-
-// Chunk c of the long rows of one direction: its vertex and arcs [lo, hi).
-template <typename I>
-__device__ __forceinline__ I chunk_of(const I* __restrict__ ptr, const I* __restrict__ cv,
-                                      const long long* __restrict__ clo, long long c,
-                                      long long& lo, long long& hi) {
-    const I v = cv[c];
-    lo = clo[c];
-    hi = min(lo + CHUNK, (long long)ptr[v + 1]);
-    return v;
 }
 
 // scc_trim: label by its own id every active vertex without an active in- or out-neighbour,
@@ -319,14 +305,31 @@ __device__ __forceinline__ bool arc_stays(const P& a, const P* sig) {
 // vertices and arcs left are compacted into the other buffers (vertices in any order, arcs
 // in order, tile by tile, so that a tile keeps neighbouring tails) and restart from their
 // own ids; the smallest id left finishes every round, so the rounds end.
+// The kernel hands the rest over to the host (which labels it by Tarjan's algorithm) once a
+// round has run longer than ns_per_item nanoseconds per vertex and arc it started with, or
+// after max_sweeps sweeps in all: at the end of a sweep that changed something, the round's
+// vertex list (the vertices not done, a union of whole components) stays in the buffer of
+// this round and the kernel returns.
 // (qa, qb): vertex lists, (ea, eb): arc lists, alternating by round; part[b]: block b's
-// count of arcs kept. ctl[0..2]: "changed" flags (rotating by sweep), ctl[3..5]: vertices
-// left (rotating by round). Results: out[0] rounds, out[1] sweeps.
+// count of arcs kept. ctl[0..2]: "changed" (bit 0) and "hand over" (bit 1) flags, rotating
+// by sweep; ctl[3..5]: vertices left (rotating by round). Results: out[0] rounds finished,
+// out[1] sweeps, out[2] vertices handed over (0: all labelled); then for each of the first
+// LOG_ROUNDS rounds, out[3 + 3 r ...]: the sweeps so far, the vertices left and the
+// nanoseconds since the start, at its end.
+#define LOG_ROUNDS 32
+
+// Nanoseconds a round may take: ns_per_item per vertex and arc, unbounded for infinity.
+__device__ __forceinline__ unsigned long long budget(double ns_per_item, long long items) {
+    const double ns = ns_per_item * (double)items;
+    return ns < 1e19 ? (unsigned long long)ns : ~0ull;
+}
+
 template <typename I>
 __global__ void __launch_bounds__(512)
 scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
                      typename Pair<I>::T* eb, long long m, typename Pair<I>::T* sig,
                      long long* lv, unsigned char* lp, int local_passes, long long cache_arcs,
+                     double ns_per_item, unsigned long long max_sweeps,
                      unsigned long long* part, unsigned long long* ctl, unsigned int* bar,
                      unsigned long long* out) {
     typedef typename Pair<I>::T P;
@@ -335,10 +338,16 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const int wlane = threadIdx.x & 31;
+    __shared__ unsigned long long t0, t_round, round_ns;    // (block 0's, read by tid 0)
+    if (threadIdx.x == 0) {
+        t0 = t_round = global_ns();
+        round_ns = budget(ns_per_item, nq + m);
+    }
 
     for (long long i = tid; i < nq; i += nthreads) sig[qa[i]] = {qa[i], qa[i]};
     grid_sync(bar, gen);
     unsigned long long sweeps = 0, rounds = 0;
+    bool hand_over = false;
     while (true) {
         const long long tile = (m + gridDim.x - 1) / gridDim.x;
         const long long lo = min(m, (long long)blockIdx.x * tile), hi = min(m, lo + tile);
@@ -363,12 +372,17 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
                 changed |= lower(&sig[v].x, __ldcg(&sig[s.x].x));
                 changed |= lower(&sig[v].y, __ldcg(&sig[s.y].y));
             }
-            if (__syncthreads_or(changed) && threadIdx.x == 0) ctl[sweeps % 3] = 1;
+            if (__syncthreads_or(changed) && threadIdx.x == 0) atomicOr(&ctl[sweeps % 3], 1ull);
+            if (tid == 0 && (sweeps + 1 >= max_sweeps || global_ns() - t_round > round_ns))
+                atomicOr(&ctl[sweeps % 3], 2ull);
             grid_sync(bar, gen);
-            const bool again = *(volatile unsigned long long*)&ctl[sweeps % 3] != 0;
+            const unsigned long long flags = *(volatile unsigned long long*)&ctl[sweeps % 3];
             ++sweeps;
-            if (!again) break;
+            if (!(flags & 1)) break;
+            hand_over = flags & 2;
+            if (hand_over) break;
         }
+        if (hand_over) break;
         unsigned long long* left = &ctl[3 + rounds % 3];    // finish the round
         if (tid == 0) ctl[3 + (rounds + 1) % 3] = 0;
         for (long long i = tid; i < nq; i += nthreads) {
@@ -383,6 +397,11 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
         }
         grid_sync(bar, gen);
         const long long nleft = (long long)*(volatile unsigned long long*)left;
+        if (tid == 0 && rounds < LOG_ROUNDS) {
+            out[3 + 3 * rounds] = sweeps;
+            out[4 + 3 * rounds] = nleft;
+            out[5 + 3 * rounds] = global_ns() - t0;
+        }
         ++rounds;
         if (nleft == 0) break;
         unsigned long long kept = 0;
@@ -420,6 +439,10 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
         }
         m = (long long)total;
         nq = nleft;
+        if (tid == 0) {
+            t_round = global_ns();
+            round_ns = budget(ns_per_item, nq + m);
+        }
         grid_sync(bar, gen);
         for (long long i = tid; i < nq; i += nthreads) {     // restart the others
             const I v = qb[i];
@@ -432,5 +455,17 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
     if (tid == 0) {
         out[0] = rounds;
         out[1] = sweeps;
+        out[2] = hand_over ? nq : 0;
+    }
+}
+
+// Labels computed on the host: lv[ids[i]] = values[i] and lp[ids[i]] = 1 for i < k.
+template <typename I>
+__global__ void scc_set_labels(const I* __restrict__ ids, const I* __restrict__ values,
+                               long long k, long long* lv, unsigned char* lp) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k;
+         i += (long long)gridDim.x * blockDim.x) {
+        lv[ids[i]] = values[i];
+        lp[ids[i]] = 1;
     }
 }

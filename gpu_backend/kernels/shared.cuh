@@ -31,3 +31,66 @@ __device__ __forceinline__ unsigned long long slot(unsigned long long* count) {
     if (lane == leader) base = atomicAdd(count, (unsigned long long)__popc(mask));
     return __shfl_sync(mask, base, leader) + __popc(mask & ((1u << lane) - 1u));
 }
+
+// Rows longer than LONG_ROW are cut into chunks of CHUNK entries, each handled by a whole
+// block, so that no thread or warp walks a hub's row alone (the host lists the chunks:
+// storage.long_row_chunks, whose constants these are).
+#define LONG_ROW 512
+#define CHUNK 2048
+
+// Chunk c of the long rows of one matrix (cv: each chunk's vertex, clo: its first entry):
+// its vertex and entries [lo, hi).
+template <typename I>
+__device__ __forceinline__ I chunk_of(const I* __restrict__ ptr, const I* __restrict__ cv,
+                                      const long long* __restrict__ clo, long long c,
+                                      long long& lo, long long& hi) {
+    const I v = cv[c];
+    lo = clo[c];
+    hi = min(lo + CHUNK, (long long)ptr[v + 1]);
+    return v;
+}
+
+// Lock-free union-find whose roots are the smallest ids of their sets: a join hooks the
+// larger root under the smaller one (by CAS on the root), so parent[x] <= x everywhere.
+__device__ __forceinline__ int cas(int* p, int expected, int value) {
+    return atomicCAS(p, expected, value);
+}
+
+__device__ __forceinline__ long long cas(long long* p, long long expected, long long value) {
+    return (long long)atomicCAS((unsigned long long*)p, (unsigned long long)expected,
+                                (unsigned long long)value);
+}
+
+// The root of x's set. Path halving: each vertex passed is pointed at its grandparent, an
+// ancestor, with a plain store (only roots change by CAS, and x is no root). Loads bypass
+// L1, which does not see other blocks' joins.
+template <typename I>
+__device__ __forceinline__ I root_of(I x, I* parent) {
+    while (true) {
+        const I p = __ldcg(parent + x);
+        if (p == x) return x;
+        const I g = __ldcg(parent + p);
+        if (g == p) return p;
+        parent[x] = g;
+        x = g;
+    }
+}
+
+// Join the sets of a and b: the larger root is hooked under the smaller one.
+template <typename I>
+__device__ __forceinline__ void join(I a, I b, I* parent) {
+    while (true) {
+        a = root_of(a, parent);
+        b = root_of(b, parent);
+        if (a == b) return;
+        if (a > b) { const I t = a; a = b; b = t; }
+        if (cas(parent + b, b, a) == b) return;
+    }
+}
+
+// Nanoseconds of the device's global timer (for budgets that a kernel checks itself).
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}

@@ -6,8 +6,14 @@ values; ``label`` holds the finished ones, valued by their component's smallest 
 induces are components of ``G``, and every step restricts itself to it by masks (or by
 the edge sets of :meth:`~lagraph_py.executor.Executor.select_edges`).
 
+The whole is the group step ``strong_components`` (:func:`strong_components` defines it),
+which the reference cpu executor and the gpu run as written here; the fused cpu executor
+replaces it with one compiled call (:mod:`lagraph_py.cpu_steps.scc`: Tarjan's algorithm,
+after a forward-backward search like the one below where that pays), where the steps
+between BFS levels and phases would cost more than the work.
+
 What runs before the signatures is the executor's choice (``Executor.scc_seed_phases``).
-With ``"forward_backward"`` (the cpu executors), on a graph with hubs (:func:`_has_hubs`)
+With ``"forward_backward"`` (the default), on a graph with hubs (:func:`has_hubs`)
 the phases of the SCC source document (seed 003) and of Multistep (Slota, Rajamanickam and
 Madduri, IPDPS 2014) run first:
 
@@ -43,13 +49,13 @@ with about 4,000 propagation and 1,200 growth steps, 20x the time for 4x the ver
 Signatures finish the same grid in 7 rounds (2,666 propagation steps, none for growth) and
 a swept 30^3 mesh with 10% two-way edges in 9 rounds instead of 63. A propagation still
 needs as many steps as labels travel, so each round costs steps in proportion to the
-diameter; executors replace the whole group step with code that has no per-step cost (the
-fused cpu executor runs Tarjan's algorithm: linear time). Forward-backward pays only when
-its BFS is short and its component giant, i.e. from a hub: on grids, meshes and roads it
-would walk hundreds of levels to find a small component, so it is skipped there (HUB).
+diameter; executors replace the group step with code that has no per-step cost.
+Forward-backward pays only when its BFS is short and its component giant, i.e. from a hub:
+on grids, meshes and roads it would walk hundreds of levels to find a small component, so
+it is skipped there (HUB).
 
-An undirected graph gets its connected components (group step ``connected_components``,
-:func:`fastsv`).
+An undirected graph gets its connected components (:mod:`.components`: the group step
+``connected_components``, defined by :func:`fastsv`).
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ import numpy as np
 from ..executor import PULL, PUSH, get_executor
 from ..graph import Graph
 from ..results import SCCResult
+from .components import connected_components
 
 #: Reachability switches push -> pull when the frontier holds more than 1/ALPHA of the
 #: unvisited vertices (the BFS rule of Beamer et al., counted in vertices) ...
@@ -108,18 +115,18 @@ def scc(G, *, backend: str = "cpu") -> SCCResult:
     """
     if not isinstance(G, Graph):
         raise TypeError(f"G must be a lagraph_py.Graph, got {type(G).__name__}")
+    if not G.directed:
+        return connected_components(G, backend=backend)
     ex = get_executor(backend)
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
-    if G.directed:
-        label = _strong_components(ex, G)
-    else:
-        label = ex.connected_components(ex.matrix(G), G.n)
+    label = ex.strong_components(G)
     return SCCResult(labels=ex.to_dense(label, -1, consume=True))
 
 
-def _strong_components(ex, G):
-    """The phases above; returns the full ``label`` vector."""
+def strong_components(ex, G):
+    """What :meth:`Executor.strong_components` stands for: the phases above; returns the
+    full ``label`` vector."""
     A = ex.matrix(G, loops=False)
     AT = ex.matrix(G, transpose=True, loops=False)
     label = ex.vector(G.n, np.empty(0, np.int64), np.empty(0, np.int64))
@@ -127,7 +134,7 @@ def _strong_components(ex, G):
 
     if ex.scc_seed_phases == "trim":
         active = ex.scc_trim(A, AT, active, label)
-    elif _has_hubs(G):
+    elif has_hubs(G):
         active = ex.scc_trim(A, AT, active, label)
         if ex.nvals(active):
             active = _forward_backward(ex, G, A, AT, active, label)
@@ -200,7 +207,7 @@ def trim(ex, A, AT, active, label):
     return ex.apply(ex.select(status, "eq", 1), "index")
 
 
-def _has_hubs(G) -> bool:
+def has_hubs(G) -> bool:
     """True when the largest in- and out-degrees of ``G`` are, as a geometric mean, at
     least HUB times the mean degree: the mark of a power-law graph."""
     if G.nstored == 0:

@@ -1,20 +1,27 @@
-"""The SCC group steps of the fused cpu executor: trimming and the final labelling as
-compiled loops (numba), each linear in the size of the active subgraph.
+"""The SCC group steps of the fused cpu executor: strongly connected components in one
+compiled call (numba), in time linear in the graph, and the text's trim and labelling
+steps as compiled loops.
+
+:meth:`SccSteps.strong_components`, which ``lg.scc`` runs, is Pearce's variant of Tarjan's
+algorithm (one number per vertex, iterative, as scipy's ``connected_components``),
+labelling each component by its smallest id. On a graph with hubs and many arcs per
+vertex (:data:`SEARCH_DEGREE`) a forward-backward search from the largest hub first finds
+the giant component: BFS levels whose pull levels stop at a vertex's first in-neighbour in
+the frontier, so they read a fraction of the giant's arcs where Tarjan reads them all;
+Tarjan then passes over the giant as finished. Both read the graph's own CSR arrays (and
+its transpose's for the search), self-loops included: they change no reachability.
 
 :meth:`SccSteps.scc_trim` peels vertices with no active in- or out-neighbour off a queue
-(Kahn's algorithm run from both ends), so a chain of length L costs L queue pops instead
-of L/2 rounds over the active set. :meth:`SccSteps.scc_signatures` runs Pearce's variant of
-Tarjan's algorithm (one number per vertex, as scipy's ``connected_components``) on the
-subgraph induced by the active vertices and labels each component by its smallest id.
-Both read the adjacency as the numpy CSR arrays the executor keeps for each matrix
-(:func:`~lagraph_py.cpu.csr_arrays`), seen as unsigned, and the active set as its list of
-ids; stack positions are unsigned too, so that numba indexes without a test for negative
-indices.
+(Kahn's algorithm run from both ends), and :meth:`SccSteps.scc_signatures` runs Tarjan's
+algorithm on the subgraph the active vertices induce: the SCC text's group steps, for a
+caller that runs the text on this executor (the gpu executor's host finish runs the same
+loops). They read the matrices' CSR arrays (:func:`~lagraph_py.cpu.csr_arrays`) and the
+active set as its list of ids.
 
-The first call in a fresh environment compiles the loops (about 1 s for the labelling and
-0.5 s for the trimming on a 2-core machine), then numba's disk cache serves them: about
-0.2 s to load on the first call of a new process, and a whole ``lg.scc`` call on a tiny
-graph costs about 15 µs.
+Arrays are seen as unsigned, and work arrays and stack positions are unsigned too, so
+that numba indexes without a test for negative indices. The first call in a fresh
+environment compiles the loops (a few seconds on a 2-core machine), then numba's disk
+cache serves them: about 0.2 s to load on the first call of a new process.
 """
 
 from __future__ import annotations
@@ -22,13 +29,42 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..cpu import csr_arrays
+from ..algorithms.scc import has_hubs
+from ..cpu import as_unsigned, csr_arrays
 from .host_vector import HostVector, held, holder
-from .union_find import flatten, union
+
+#: The forward-backward search runs only on graphs with hubs (the text's rule,
+#: :func:`~lagraph_py.algorithms.scc.has_hubs`) of at least this many stored entries per
+#: vertex: there its pull levels skip most of the giant's arcs (thread time of the call,
+#: against Tarjan alone: Kronecker 20 46 against 201 ms, Kronecker 18 9.4 against 26 ms,
+#: soc-Slashdot0902 2.4 against 4.8 ms, Kronecker 13 0.09 against 0.17 ms; wiki-Vote,
+#: whose pivot's component holds 18% of it, 0.11 against 0.10 ms). With fewer,
+#: the search reads about as many arcs as Tarjan and costs its levels on top (R-MAT 16 at
+#: 2 per vertex: 1.3 times Tarjan's time; at 4: 1.25 times; Kronecker 16 at 4: 1.1 times;
+#: p2p-Gnutella31, 2.4: 1.4 times).
+SEARCH_DEGREE = 5
+#: Each of the two searches is given up once it has read more than 1/SEARCH_READS of the
+#: arcs, and Tarjan labels the whole graph: on a citation graph or a web crawl the pivot
+#: reaches much and its component is not giant, and the pull levels read the arcs of the
+#: vertices found late again and again (the forward search alone would read 0.94 m arcs
+#: on cit-HepTh, 1.8 m on cnr-2000; the searches that pay read 0.05 m (Kronecker) to 0.25 m
+#: (soc-Slashdot0902, R-MAT 18) each). Given up, the search costs Tarjan's time 1.15
+#: (cnr-2000) to 1.25 times (cit-HepTh); given up at a third it cost 1.3 to 1.45 times.
+SEARCH_READS = 4
+#: A search pulls once the frontier's out-arcs exceed 1/PULL_ARCS of the in-arcs of the
+#: vertices still unvisited (arcs both searches read, over the arcs: Kronecker 18 0.09,
+#: soc-Slashdot0902 0.41, cit-HepTh 1.42; with 14, Beamer's value, 0.09, 0.71, 4.65; with
+#: the text's rule in vertices, 1/14 of those unvisited, 0.69, 0.41, 3.41) ...
+PULL_ARCS = 4
+#: ... and pushes again once a shrinking frontier holds fewer than 1/PUSH_VERTICES of the
+#: vertices it searches among (the text's BETA).
+PUSH_VERTICES = 24
 
 _ONE = np.uint64(1)                 # (unsigned arithmetic in the compiled loops)
 _UINT32 = np.empty(0, np.uint32)
 _UINT64 = np.empty(0, np.uint64)
+_UINT32_VERTICES = (np.iinfo(np.uint32).max - 2) // 2     # most with 32-bit work arrays
+_FW, _BW, _FRONT = np.uint8(1), np.uint8(2), np.uint8(4)    # bits of a search's state
 
 
 @njit(cache=True)
@@ -63,19 +99,6 @@ def _peel(indptr, indices, tindptr, tindices, ids, n):
     removed = queue[:tail].copy()
     removed.sort()
     return removed, kept
-
-
-@njit(cache=True)
-def _component_roots(indptr, indices, n):
-    """For every vertex the smallest id of its connected component (``indices`` holds
-    both directions of every edge, so one direction suffices)."""
-    parent = np.arange(n)
-    for u in range(n):
-        for e in range(indptr[u], indptr[u + 1]):
-            if indices[e] < u:
-                union(parent, u, indices[e])
-    flatten(parent)
-    return parent
 
 
 @njit(cache=True)
@@ -115,32 +138,40 @@ def _active_degrees(indptr, indices, tindptr, tindices, ids, state):
 
 @njit(cache=True)
 def _smallest_id_components(indptr, indices, ids, n, like):
-    """Pearce's variant of Tarjan's algorithm (iterative) on the subgraph induced by
-    ``ids``; returns, aligned with ``ids``, the smallest id of each vertex's strongly
-    connected component (int64).
-
-    One number per vertex, ``rindex[v]``, of the unsigned type of ``like``: 0 for an active
-    vertex not visited yet; while ``v`` is open its discovery index (from 1), lowered to
-    the least index it reaches (so ``v`` roots a component when that is still its own);
-    ``closed - label`` once its component is known, and ``closed`` when it is not
-    active. Both exceed every discovery index (``2 n + 2 <= closed``), so no ``<`` test
-    picks them. Stack positions and depths are unsigned, as are the CSR arrays: numba
-    then indexes without a test for negative indices.
-    """
+    """:func:`_pearce` on the subgraph induced by ``ids`` (a union of whole components of
+    the ``n`` vertices): aligned with ``ids``, the smallest id of each one's component
+    (int64). The work arrays are of the unsigned type of ``like``."""
     closed = np.iinfo(like.dtype).max
-    if ids.size == n:
-        rindex = np.zeros(n, like.dtype)
-    else:
-        rindex = np.full(n, closed, like.dtype)
-        for v in ids:
-            rindex[v] = 0
-    stack = np.empty(ids.size, like.dtype)          # finished, component not known yet
-    path = np.empty(ids.size, like.dtype)           # depth-first path: vertex, ...
-    own = np.empty(ids.size, like.dtype)            # ... its discovery index ...
-    edge = np.empty(ids.size, indptr.dtype)         # ... and its next edge
+    rindex = np.full(n, closed, like.dtype)
+    for v in ids:
+        rindex[v] = 0
+    _pearce(indptr, indices, rindex, closed)
+    out = np.empty(ids.size, np.int64)
+    for i in range(ids.size):
+        out[i] = closed - rindex[ids[i]]
+    return out
+
+
+@njit(cache=True)
+def _pearce(indptr, indices, rindex, closed):
+    """Pearce's variant of Tarjan's algorithm (iterative) on the vertices with
+    ``rindex == 0``; leaves ``rindex[v] = closed - label`` for each, ``label`` the smallest
+    id of its component.
+
+    One number per vertex, ``rindex[v]``: 0 for a vertex not visited yet; while ``v`` is
+    open its discovery index (from 1), lowered to the least index it reaches (so ``v``
+    roots a component when that is still its own); ``closed - label`` once its component
+    is known (set beforehand for vertices to pass over). That exceeds every discovery
+    index (``2 n + 2 <= closed``), so no ``<`` test picks it.
+    """
+    n = rindex.size
+    stack = np.empty(n, rindex.dtype)           # finished, component not known yet
+    path = np.empty(n, rindex.dtype)            # depth-first path: vertex, ...
+    own = np.empty(n, rindex.dtype)             # ... its discovery index ...
+    edge = np.empty(n, indptr.dtype)            # ... and its next edge
     count = 1
     top = np.uint64(0)
-    for root in ids:
+    for root in range(n):
         if rindex[root] != 0:
             continue
         rindex[root] = own[0] = count
@@ -159,6 +190,9 @@ def _smallest_id_components(indptr, indices, ids, n, like):
                 e += _ONE
                 r = rindex[w]
                 if r == 0:
+                    if indptr[w] == indptr[w + _ONE]:        # a sink: its own component
+                        rindex[w] = closed - w
+                        continue
                     child = w
                     break
                 low = min(low, r)
@@ -187,31 +221,161 @@ def _smallest_id_components(indptr, indices, ids, n, like):
                 if depth:                                # (a root's index is no lower)
                     u = path[depth - _ONE]
                     rindex[u] = min(rindex[u], low)
-    out = np.empty(ids.size, np.int64)
-    for i in range(ids.size):
-        out[i] = closed - rindex[ids[i]]
-    return out
+
+
+@njit(cache=True)
+def _strong_components(indptr, indices, tindptr, tindices, search, like, budget, alpha,
+                       beta):
+    """For every vertex the smallest id of its strongly connected component (int64).
+
+    With ``search`` the component of the pivot is found first (:func:`_label_giant`;
+    ``tindptr, tindices`` the transpose), then :func:`_pearce` labels the rest. The work
+    arrays are of the unsigned type of ``like``.
+    """
+    n = indptr.size - 1
+    closed = np.iinfo(like.dtype).max
+    rindex = np.zeros(n, like.dtype)
+    if search:
+        _label_giant(indptr, indices, tindptr, tindices, rindex, closed, np.uint64(budget),
+                     np.uint64(alpha), np.uint64(beta))
+    _pearce(indptr, indices, rindex, closed)
+    labels = np.empty(n, np.int64)
+    for v in range(n):
+        labels[v] = closed - rindex[v]
+    return labels
+
+
+@njit(cache=True)
+def _label_giant(indptr, indices, tindptr, tindices, rindex, closed, budget, alpha, beta):
+    """Mark the component of the pivot (largest in-degree x out-degree, smallest id on a
+    tie) finished in ``rindex``: everything the pivot reaches (forward), then what of that
+    reaches the pivot (backward, confined to the forward set). A search that reads more
+    than ``budget`` arcs is given up, and nothing is marked."""
+    n = rindex.size
+    pivot, best = np.uint64(0), np.uint64(0)
+    for v in range(np.uint64(n)):
+        score = np.uint64(indptr[v + _ONE] - indptr[v]) * (tindptr[v + _ONE] - tindptr[v])
+        if score > best:
+            pivot, best = v, score
+    state = np.zeros(n, np.uint8)
+    queue = np.empty(n, rindex.dtype)
+    cand = np.empty(n, rindex.dtype)
+    forward, out_arcs, reads = _reach(indptr, indices, tindptr, tindices, pivot, state,
+                                      np.uint8(0), _FW, np.uint64(n), np.uint64(indptr[n]),
+                                      queue, cand, budget, alpha, beta)
+    if reads > budget:
+        return
+    size, _, reads = _reach(tindptr, tindices, indptr, indices, pivot, state, _FW, _BW,
+                            forward, out_arcs, queue, cand, budget, alpha, beta)
+    if reads > budget:
+        return
+    smallest = queue[0]
+    for i in range(size):
+        smallest = min(smallest, queue[i])
+    for i in range(size):
+        rindex[queue[i]] = closed - smallest
+
+
+@njit(cache=True)
+def _reach(indptr, indices, tindptr, tindices, source, state, within, bit, region,
+           region_in, queue, cand, budget, alpha, beta):
+    """Set ``bit`` in ``state`` for every vertex that ``source`` reaches along the CSR
+    ``indptr, indices`` through vertices with the bits ``within`` (``region`` of them,
+    with ``region_in`` in-arcs in all). Returns ``(reached, out_arcs, reads)``: how many
+    (``queue`` holds them from 0, in BFS order), their out-arcs, and the arcs read; it
+    stops as soon as ``reads`` exceeds ``budget``, leaving ``state`` and ``queue`` partial.
+
+    BFS levels. Push over the frontier's out-arcs until they outnumber, ``alpha`` times
+    over, the in-arcs of the vertices still unvisited (the rule of Beamer et al.); then
+    pull, where each unvisited vertex with an in-neighbour (``cand``, a list that shrinks
+    level by level) scans its in-neighbours (the transpose ``tindptr, tindices``) up to the
+    first one in the frontier (marked by ``_FRONT``), until a shrinking frontier holds
+    fewer than ``region / beta`` vertices.
+    """
+    seen = within | bit
+    state[source] |= bit
+    queue[0] = source
+    head, tail = np.uint64(0), _ONE
+    frontier_out = np.uint64(indptr[source + _ONE] - indptr[source])
+    out_arcs = frontier_out
+    unvisited_in = region_in - (tindptr[source + _ONE] - tindptr[source])
+    reads = np.uint64(0)
+    ncand = np.uint64(0)
+    pull = listed = False
+    while head < tail:
+        nq = tail - head
+        if not pull and frontier_out * alpha > unvisited_in:
+            pull = True
+            if not listed:                               # the first pull: list the rest
+                listed = True
+                for v in range(np.uint64(state.size)):
+                    if (state[v] & seen) == within and tindptr[v] < tindptr[v + _ONE]:
+                        cand[ncand] = v
+                        ncand += _ONE
+            for i in range(head, tail):
+                state[queue[i]] |= _FRONT
+        end = tail
+        if pull:
+            kept = np.uint64(0)
+            for i in range(ncand):
+                v = cand[i]
+                if state[v] & bit:                       # (visited by a push level)
+                    continue
+                e, stop = tindptr[v], tindptr[v + _ONE]
+                while e < stop and not state[tindices[e]] & _FRONT:
+                    e += _ONE
+                if e < stop:
+                    queue[tail] = v
+                    tail += _ONE
+                    e += _ONE
+                else:
+                    cand[kept] = v
+                    kept += _ONE
+                reads += e - tindptr[v]
+                if reads > budget:
+                    return tail, out_arcs, reads
+            ncand = kept
+            for i in range(head, end):
+                state[queue[i]] ^= _FRONT
+            for i in range(end, tail):
+                state[queue[i]] |= bit | _FRONT
+        else:
+            reads += frontier_out
+            if reads > budget:
+                return tail, out_arcs, reads
+            for i in range(head, end):
+                for e in range(indptr[queue[i]], indptr[queue[i] + _ONE]):
+                    w = indices[e]
+                    if (state[w] & seen) == within:
+                        state[w] |= bit
+                        queue[tail] = w
+                        tail += _ONE
+        head = end
+        frontier_out = np.uint64(0)
+        for i in range(head, tail):
+            v = queue[i]
+            frontier_out += indptr[v + _ONE] - indptr[v]
+            unvisited_in -= tindptr[v + _ONE] - tindptr[v]
+        out_arcs += frontier_out
+        if pull and tail - head <= nq and (tail - head) * beta < region:
+            pull = False
+            for i in range(head, tail):
+                state[queue[i]] ^= _FRONT
+    return tail, out_arcs, reads
+
+
+def _csr(G) -> tuple[np.ndarray, np.ndarray]:
+    """The unsigned views of ``G``'s own CSR arrays (kept with it)."""
+    return G._cached("cpu.csr.unsigned", lambda: as_unsigned(G.indptr, G.indices))
+
+
+def _search_pays(G) -> bool:
+    """Whether the forward-backward search runs on ``G`` (see :data:`SEARCH_DEGREE`)."""
+    return G.nstored >= SEARCH_DEGREE * G.n and has_hubs(G)
 
 
 class SccSteps:
     """SCC group steps of :class:`~lagraph_py.cpu_steps.FusedCpuExecutor`."""
-
-    def connected_components(self, A, n):
-        """:meth:`~lagraph_py.executor.Executor.connected_components` by union-find.
-
-        Joining the ends of every edge, the larger root under the smaller, leaves each
-        component a tree whose root is its smallest id: the label FastSV converges to.
-
-        Examples
-        --------
-        >>> import lagraph_py as lg
-        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
-        >>> ex = FusedCpuExecutor()
-        >>> G = lg.Graph.from_edges([3, 1], [2, 4], n=5, directed=False)
-        >>> ex.to_dense(ex.connected_components(ex.matrix(G), G.n), -1).tolist()
-        [0, 1, 2, 2, 1]
-        """
-        return HostVector.dense(_component_roots(*csr_arrays(A), n))
 
     def scc_trim(self, A, AT, active, label):
         """:meth:`~lagraph_py.executor.Executor.scc_trim` by one queue pass.
@@ -274,3 +438,25 @@ class SccSteps:
                 holder_of_label.set_full(smallest)
         else:
             self.assign(label, HostVector.sparse(n, ids.copy(), smallest))
+
+    def strong_components(self, G):
+        """:meth:`~lagraph_py.executor.Executor.strong_components` in one compiled call:
+        Pearce's variant of Tarjan's algorithm, after a forward-backward search for the
+        giant component where that pays (:data:`SEARCH_DEGREE`).
+
+        Both label each component by its smallest id, the labels the definition reaches.
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
+        >>> ex = FusedCpuExecutor()
+        >>> G = lg.Graph.from_edges([3, 1, 2, 0, 4], [1, 3, 0, 2, 4])    # 1 <-> 3, 0 <-> 2
+        >>> ex.to_dense(ex.strong_components(G), -1).tolist()
+        [0, 1, 0, 1, 4]
+        """
+        search = G._cached("cpu.scc.search", lambda: _search_pays(G))
+        like = _UINT32 if G.n <= _UINT32_VERTICES else _UINT64
+        return HostVector.dense(_strong_components(
+            *_csr(G), *_csr(G.transpose() if search else G), search, like,
+            G.nstored // SEARCH_READS, PULL_ARCS, PUSH_VERTICES))

@@ -1,0 +1,84 @@
+"""The connected-components group step of the gpu executor: union-find in one launch
+(``kernels/components.cu``).
+
+:meth:`ComponentsSteps.connected_components` replaces FastSV (the definition in
+``lagraph_py/algorithms/scc.py``) with a lock-free union-find in one persistent kernel:
+every vertex starts under its smallest neighbour when that is smaller, every edge joins its
+two ends' sets (the larger root hooked under the smaller, so a root is its set's smallest
+id: FastSV's label), and a last pass writes each vertex's root. The edges are taken by
+degree bucket, as ECL-CC (Jaiganesh and Burtscher, HPDC 2018) does: a thread a row up to
+``THREAD_ROW`` entries, a warp a row up to ``LONG_ROW``, whole blocks the chunks of longer
+rows. The warp rows, the chunks and the union-find's scratch array are cached with the
+device matrix, so a call allocates only its labels, launches once and never waits for the
+device.
+"""
+
+from __future__ import annotations
+
+import cupy as cp
+import numpy as np
+
+from . import _module
+from .storage import LONG_ROW, ensure_fits, long_row_chunks
+from .vector import GpuVector
+
+#: Rows of at most this many entries are joined by one thread (THREAD_ROW in
+#: components.cu), longer ones up to ``LONG_ROW`` by a warp.
+THREAD_ROW = 16
+_BLOCK = 512
+
+
+class ComponentsSteps:
+    """Mixin with the fused connected-components step."""
+
+    def connected_components(self, A, n) -> GpuVector:
+        """:meth:`~lagraph_py.executor.Executor.connected_components` by union-find on the
+        device: the full vector of each vertex's smallest component id (int64).
+
+        Raises
+        ------
+        ValueError
+            ``A`` is the adjacency of a directed graph (its components are not defined by
+            one direction of the arcs: ``lg.scc`` gives the strong ones), or not ``n x n``.
+        MemoryError
+            The labels and the scratch array do not fit in free device memory.
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> from lagraph_py.executor import get_executor
+        >>> ex = get_executor("gpu")
+        >>> G = lg.Graph.from_edges([3, 1], [2, 4], n=5, directed=False)
+        >>> ex.to_dense(ex.connected_components(ex.matrix(G), G.n), -1).tolist()
+        [0, 1, 2, 2, 1]
+        """
+        if A.graph.directed:
+            raise ValueError("connected_components needs the adjacency of an undirected "
+                             "graph; this one is directed (lg.scc gives its strongly "
+                             "connected components)")
+        if A.n != n:
+            raise ValueError(f"connected_components: the matrix has {A.n} rows, n is {n}")
+        cached = getattr(A, "_cc_buffers", None)
+        ensure_fits(8 * n + (0 if cached else n * np.dtype(A.index_dtype).itemsize),
+                    f"connected components of {n:,} vertices")
+        label = cp.empty(n, dtype=np.int64)
+        if n:
+            parent, warp_rows = cached or _buffers(A)
+            cv, clo = long_row_chunks(A)
+            kernel = _module.kernel("cc_union_find", A.index_dtype)
+            _module.launch_resident(
+                kernel, _module.grid_for(max(n, A.nstored // 4), _BLOCK), _BLOCK,
+                (A.indptr, A.indices, n, warp_rows, warp_rows.size, cv, clo, cv.size,
+                 parent, label, self._barrier()))
+        out = GpuVector(n, label, nvals=n)
+        out.absent = -1                       # none absent: presence is label != -1
+        return out
+
+
+def _buffers(A) -> tuple[cp.ndarray, cp.ndarray]:
+    """The union-find's scratch array and the warp rows of ``A`` (cached on it)."""
+    deg = A.row_degree_host()
+    warp_rows = np.flatnonzero((deg > THREAD_ROW) & (deg <= LONG_ROW))
+    A._cc_buffers = (cp.empty(A.n, dtype=A.index_dtype),
+                     cp.asarray(warp_rows.astype(A.index_dtype)))
+    return A._cc_buffers

@@ -1,0 +1,140 @@
+"""The gpu connected-components step (gpu_backend/components_steps.py) against scipy and
+both cpu executors.
+
+``lg.scc`` of an undirected graph on the gpu runs ``connected_components`` as one union-find
+kernel; its labels (each component's smallest id) must equal scipy's components relabelled
+that way, the reference executor's FastSV and the fused cpu executor's union-find, on
+hypothesis graphs and on the classes in miniature: long paths (deep trees), stars whose
+centre row is joined by a thread, a warp, a whole block or several blocks (chunks), many
+2-vertex pieces, isolated vertices, self-loops, int64 ids, the empty and the one-vertex
+graph. Skipped where CuPy or a CUDA device is absent.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from conftest import cupy_or_skip
+
+cp = cupy_or_skip()
+
+import lagraph_py as lg  # noqa: E402
+from gpu_backend import GpuExecutor, storage  # noqa: E402
+from gpu_backend.components_steps import THREAD_ROW  # noqa: E402
+from lagraph_py.cpu import CpuExecutor  # noqa: E402
+from lagraph_py.cpu_steps import FusedCpuExecutor  # noqa: E402
+from oracles import graphs, scc_labels  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+GPU, REFERENCE, FUSED = GpuExecutor(), CpuExecutor(), FusedCpuExecutor()
+
+
+def gpu_labels(G):
+    out = lg.scc(G, backend=GPU).labels
+    assert isinstance(out, cp.ndarray) and out.dtype == np.int64
+    return cp.asnumpy(out)
+
+
+def step_labels(ex, G):
+    return np.asarray(lg.asnumpy(ex.to_dense(ex.connected_components(ex.matrix(G), G.n), -1)))
+
+
+def check(G):
+    """The gpu labels equal scipy's and both cpu executors' (the step and lg.scc)."""
+    labels = gpu_labels(G)
+    np.testing.assert_array_equal(labels, scc_labels(G))
+    np.testing.assert_array_equal(labels, step_labels(FUSED, G))
+    np.testing.assert_array_equal(step_labels(GPU, G), labels)
+    return labels
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs(max_n=60, directed=False))
+def test_hypothesis_graphs(G):
+    labels = check(G)
+    np.testing.assert_array_equal(labels, step_labels(REFERENCE, G))
+
+
+@pytest.mark.parametrize("leaves", [THREAD_ROW - 1, THREAD_ROW + 3, storage.LONG_ROW - 1,
+                                    storage.LONG_ROW + 7, 3 * storage.CHUNK + 5])
+@pytest.mark.parametrize("centre", ["smallest", "largest", "random"])
+def test_stars_in_every_degree_bucket(leaves, centre):
+    """A centre row handled by a thread, a warp, one block or several chunks; with the
+    centre's id smallest (every leaf hooks to it), largest (its own row does the work) or
+    anywhere."""
+    rng = np.random.default_rng(leaves)
+    n = 2 * leaves + 3
+    ids = rng.permutation(n)
+    hub = {"smallest": 0, "largest": n - 1, "random": int(ids[0])}[centre]
+    others = np.setdiff1d(np.arange(n), [hub])
+    leaf = rng.choice(others, leaves, replace=False)
+    G = lg.Graph.from_edges(np.full(leaves, hub), leaf, n=n, directed=False)
+    labels = check(G)
+    assert np.unique(labels).size == n - leaves         # the star and the isolated rest
+
+
+def test_long_path_with_shuffled_ids():
+    rng = np.random.default_rng(1)
+    ids = rng.permutation(200_000)
+    check(lg.Graph.from_edges(ids[:-1], ids[1:], n=ids.size, directed=False))
+
+
+def test_many_pairs_and_isolated_vertices():
+    rng = np.random.default_rng(2)
+    ids = rng.permutation(30_001)
+    pairs = ids[:20_000].reshape(-1, 2)
+    labels = check(lg.Graph.from_edges(pairs[:, 0], pairs[:, 1], n=ids.size, directed=False))
+    assert np.unique(labels).size == 10_000 + 10_001
+
+
+@pytest.mark.parametrize("make", [
+    lambda: lg.generate.kronecker(12, seed=3),
+    lambda: lg.generate.road(120, 90, keep=0.55, seed=4),
+    lambda: lg.generate.grid(60, 70),
+    lambda: lg.generate.mesh(12, 14, 16),
+], ids=["kronecker", "road", "grid", "mesh"])
+def test_generated_classes(make):
+    check(make())
+
+
+def with_int64_ids(G):
+    return lg.Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
+                    None)
+
+
+@pytest.mark.parametrize("make", [lambda: lg.generate.kronecker(11, seed=5),
+                                  lambda: lg.generate.road(50, 40, keep=0.5, seed=6)],
+                         ids=["kronecker", "road"])
+def test_int64_index_arrays(make):
+    G = with_int64_ids(make())
+    assert GPU.matrix(G).index_dtype == np.int64
+    check(G)
+
+
+@pytest.mark.parametrize("n, src, dst", [(0, [], []), (1, [], []), (1, [0], [0]),
+                                         (5, [], []), (3, [0, 1, 2], [0, 1, 2])],
+                         ids=["empty", "one-vertex", "one-loop", "no-edges", "loops-only"])
+def test_tiny_graphs(n, src, dst):
+    labels = check(lg.Graph.from_edges(src, dst, n=n, directed=False))
+    np.testing.assert_array_equal(labels, np.arange(n))
+
+
+def test_repeated_calls_reuse_the_buffers_and_agree():
+    G = lg.generate.road(40, 40, keep=0.6, seed=7)
+    first = gpu_labels(G)
+    buffers = GPU.matrix(G)._cc_buffers
+    np.testing.assert_array_equal(gpu_labels(G), first)
+    assert GPU.matrix(G)._cc_buffers is buffers
+
+
+def test_directed_graph_is_a_clear_error():
+    G = lg.Graph.from_edges([0, 1], [1, 2], directed=True)
+    with pytest.raises(ValueError, match="undirected"):
+        GPU.connected_components(GPU.matrix(G), G.n)
+
+
+def test_too_little_memory_is_a_clear_error(monkeypatch):
+    G = lg.generate.grid(20, 20)
+    monkeypatch.setattr(storage, "free_bytes", lambda: 1000)
+    with pytest.raises(MemoryError, match=r"needs [0-9,]+ bytes of GPU memory; 1,000 are"):
+        GPU.connected_components(GPU.matrix(G), G.n)
