@@ -6,13 +6,11 @@ public API on graphs that take every typed path of :mod:`lagraph_py.cpu_steps` (
 module texts name the thresholds):
 
 - int32 and int64 index arrays (the Graph picks int64 past 2^31 ids or entries);
-- a grid of at most ``SMALL_GRAPH`` / ``SMALL`` stored entries (BFS in one compiled
-  search, MSF without the filter) and a Kronecker graph whose frontiers outgrow
-  ``SMALL_FRONTIER`` (the BFS group steps, the direction rule's pull levels and their
-  heads; MSF's light and heavy passes and rank chunks);
-- small random graphs with self-loops and parallel edges (SCC and a BFS pull level then
-  read copies of the adjacency and of the visited bitmap, where other graphs read the
-  Graph's own arrays);
+- a grid of at most ``SMALL`` stored entries (MSF without the filter) and a Kronecker
+  graph whose frontiers pull (BFS pull levels and the arrays they read; MSF's light and
+  heavy passes and rank chunks);
+- small random graphs with self-loops and parallel edges (SCC rounds then read a copy of
+  the adjacency, where other graphs read the Graph's own arrays);
 - BFS by every method, with levels and parents, levels only, parents only;
 - MSF unweighted, with int64 and with float64 weights;
 - SCC on undirected graphs (connected components), on a directed Kronecker graph (the
@@ -43,12 +41,11 @@ from .algorithms.scc import scc
 from .graph import Graph
 
 #: Graph sizes: a grid of SIDE x SIDE vertices (under 2^15 stored entries) and Kronecker
-#: graphs of SCALE (2^14 vertices, about 2^19 stored entries: frontiers outgrow
-#: ``SMALL_FRONTIER``, so the direction rule pulls).
+#: graphs of SCALE (2^14 vertices, about 2^19 stored entries: from their largest hub the
+#: BFS direction rule pulls).
 SIDE, SCALE = 12, 14
 #: Vertices of the small random graphs with self-loops and parallel edges: their SCC
-#: rounds read the loop-free copy of the adjacency (a graph of one vertex: the same for
-#: BFS pull levels).
+#: rounds read the loop-free copy of the adjacency (also on a graph of one vertex).
 TANGLE = 40
 #: Nice increment of the background process: compiling waits for the user's work.
 NICENESS = 19
