@@ -1,8 +1,10 @@
 """Device-resident graph storage, built once per :class:`~lagraph_py.Graph` and cached on it.
 
 A :class:`DeviceMatrix` is the CSR pattern of a graph (rows = out-edges) or of its
-transpose (rows = in-edges, i.e. CSC of the graph), with int32 indices where they fit and
-int64 otherwise (the graph's own index type). The COO row array (edge-centric BFS) and a
+transpose (rows = in-edges, i.e. CSC of the graph), with index arrays of one type, as the
+kernels read them: int32 where the graph's row pointers and ids are int32, else int64
+(a graph of over ``2**31 - 1`` stored entries keeps int32 ids on the host, beside int64
+row pointers; on the device both are int64). The COO row array (edge-centric BFS) and a
 ``cupyx.scipy.sparse.csr_matrix`` view (for users and the naive SpMV baseline) are built on
 first use, and so are the pull lists of the BFS (:meth:`DeviceMatrix.pull_lists`) and the
 chunks of its long rows (:func:`long_row_chunks`). Everything is cached in ``G._cached``, so
@@ -34,9 +36,9 @@ class DeviceMatrix:
         self.loops = loops
         self.n = int(indptr.size - 1)
         self.nstored = int(indices.size)
-        self.index_dtype = indices.dtype
-        self.indptr = cp.asarray(indptr)
-        self.indices = cp.asarray(indices)
+        self.index_dtype = device_index_dtype(indptr, indices)
+        self.indptr = cp.asarray(indptr.astype(self.index_dtype, copy=False))
+        self.indices = cp.asarray(indices).astype(self.index_dtype, copy=False)
         deg = np.diff(indptr)
         #: out-degree (rows) at or above which a vertex counts as a hub (bfs.cu hub cache)
         self.hub_deg = int(max(32, np.partition(deg, -HUB_SLOTS)[-HUB_SLOTS]
@@ -137,6 +139,12 @@ def long_row_chunks(M: DeviceMatrix) -> tuple[cp.ndarray, cp.ndarray]:
         chunks = M._long_chunks = (cp.asarray(vertex.astype(M.index_dtype)),
                                    cp.asarray(first + k * CHUNK))
     return chunks
+
+
+def device_index_dtype(indptr, indices) -> np.dtype:
+    """The one index type of the device arrays of a CSR whose host arrays are of these
+    types: the wider of the two."""
+    return np.promote_types(indptr.dtype, indices.dtype)
 
 
 def free_bytes() -> int:
