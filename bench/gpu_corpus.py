@@ -299,22 +299,21 @@ def main(argv=None) -> dict:
         print(f"not in {corpus.cache_dir(args.root)}, skipped: {' '.join(missing)}")
         selected = [e for e in selected if e.name not in missing]
     print(f"device: {device or 'none (GPU contestants skipped)'}; host: {cpu_name()}")
-    rows = []
+    rows, name = [], args.out or f"gpu_corpus_{device_tag(device)}"
     for e in selected:
         got = run_graph(e, args, device is not None)
         print_table(got, ["graph", "task", "implementation", "seconds", "min_s", "max_s",
                           "runs", "nstored"])
         rows += got
-    table = summary(rows)
+        payload = dict(device=device or cpu_name(), host=cpu_name(), versions=versions(),
+                       sources=args.sources, repeats=args.repeats, budget_s=args.budget,
+                       rows=rows, summary=summary(rows))
+        path = write_json(name, payload)     # after every graph: a cut-short run keeps its rows
     print()
-    print_table(table, ["graph", "class", "task", "ours", "ours_s", "best_peer", "best_s",
-                        "best/ours"])
-    payload = dict(device=device or cpu_name(), host=cpu_name(), versions=versions(),
-                   sources=args.sources, repeats=args.repeats, budget_s=args.budget,
-                   rows=rows, summary=table)
-    path = write_json(args.out or f"gpu_corpus_{device_tag(device)}", payload)
-    print(f"wrote {path}")
-    return payload
+    print_table(summary(rows), ["graph", "class", "task", "ours", "ours_s", "best_peer",
+                                "best_s", "best/ours"])
+    print(f"wrote {path}" if rows else "no graph run")
+    return payload if rows else {}
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 OURS = "lagraph_py"
-ALGORITHMS = ("bfs", "msf", "scc")
+ALGORITHMS = ("bfs", "msf", "scc", "cc")
 DIRECTION_COLOURS = {"push": "tab:blue", "pull": "tab:orange"}
 
 
@@ -52,7 +52,7 @@ def plot_times(rows: list[dict], path, title: str) -> Path:
     names = sorted({label(r) for r in rows}, key=lambda n: (not n.startswith(OURS), n))
     colours = {n: f"C{i % 10}" for i, n in enumerate(names)}
     families = sorted({family(r["graph"]) for r in rows})
-    markers = dict(zip(families, "os^Dvp*hx+"))
+    markers = {f: "os^Dvp*hx+"[i % 10] for i, f in enumerate(families)}
     for ax, algorithm in zip(axes[0], algorithms):
         series = defaultdict(list)
         for r in rows:
@@ -113,7 +113,9 @@ def plot_speedups(rows: list[dict], path, title: str) -> Path:
                         ys.append(s["speedup"])
             ax.bar(xs, ys, width, label=f"{backend} vs {baseline}")
         ax.axhline(1, color="black", linewidth=0.8)
-        ax.set_xticks(range(len(graphs)), graphs, fontsize=8)
+        crowded = len(graphs) > 10
+        ax.set_xticks(range(len(graphs)), graphs, fontsize=8, rotation=50 if crowded else 0,
+                      ha="right" if crowded else "center")
         ax.set(yscale="log", ylabel="speed-up (baseline s / ours)", title=algorithm.upper())
         ax.legend(fontsize=7, ncol=4)
     fig.suptitle(title)

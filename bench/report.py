@@ -5,8 +5,9 @@ row form: graph, algorithm, implementation ("lagraph_py" or a baseline's name), 
 method, seconds (median), min_s, max_s, n, nstored, device. The formats it knows:
 
 - the suite's (``suite`` key; rows already in this form);
-- row lists (``bench/cpu.py``, ``bench/gpu_msf.py``, ``bench/gpu_scc.py``): ``rows`` of
-  graph, algorithm, ``implementation`` or ``method``, seconds;
+- row lists (``bench/cpu.py``, ``bench/cpu_gap.py``, ``bench/gpu_msf.py``,
+  ``bench/gpu_scc.py``): ``rows`` of graph, algorithm (or task), ``implementation`` or
+  ``method``, seconds;
 - the GPU BFS study (``bench/gpu_bfs.py``): ``graphs`` -> ``methods`` -> median_ms.
 
 :func:`write_report` draws, per file, time against size and the speed-ups over each

@@ -49,7 +49,7 @@ QUICK_GRAPHS = ("kron12", "road60x50", "grid100x100")
 #: networkx runs only on graphs up to this many stored entries (it is pure Python).
 NETWORKX_MAX_STORED = 300_000
 #: The other runners of bench/, driven through their ``main(argv)``.
-RUNNERS = ("cpu", "gpu_bfs", "gpu_msf", "gpu_scc", "gpu_corpus")
+RUNNERS = ("cpu", "cpu_gap", "gpu_bfs", "gpu_msf", "gpu_scc", "gpu_corpus")
 PEERS = common.ALL_PEERS
 
 

@@ -1,8 +1,8 @@
 """lagraph_py: graph algorithms in the language of linear algebra, on CPU and GPU.
 
-BFS, Borůvka minimum spanning forest and strongly connected components, each written once
-as GraphBLAS steps and run by the cpu executor (SuiteSparse:GraphBLAS) or the gpu
-executor (CuPy with custom CUDA kernels, package ``gpu_backend``).
+BFS, Borůvka minimum spanning forest, strongly connected and connected components, each
+written once as GraphBLAS steps and run by the cpu executor (SuiteSparse:GraphBLAS) or the
+gpu executor (CuPy with custom CUDA kernels, package ``gpu_backend``).
 
 Examples
 --------
@@ -14,6 +14,7 @@ Examples
 
 from . import generate, validate
 from .algorithms.bfs import bfs
+from .algorithms.components import connected_components
 from .algorithms.msf import msf
 from .algorithms.scc import scc
 from .compilation import compile_cpu_loops
@@ -22,7 +23,8 @@ from .io import read_edgelist, read_mtx, write_mtx
 from .results import BFSResult, MSFResult, SCCResult, asnumpy
 
 __all__ = [
-    "Graph", "bfs", "msf", "scc", "asnumpy", "read_mtx", "read_edgelist", "write_mtx",
-    "generate", "validate", "BFSResult", "MSFResult", "SCCResult", "compile_cpu_loops",
+    "Graph", "bfs", "msf", "scc", "connected_components", "asnumpy", "read_mtx",
+    "read_edgelist", "write_mtx", "generate", "validate", "BFSResult", "MSFResult",
+    "SCCResult", "compile_cpu_loops",
 ]
 __version__ = "0.1.0"

@@ -104,3 +104,14 @@ def index_dtypes(n: int, nstored: int) -> tuple[np.dtype, np.dtype]:
     :data:`INT32_IDS_MAX`), else int64."""
     wide = np.dtype(np.int64), np.dtype(np.int32)
     return wide[nstored <= INT32_OFFSETS_MAX], wide[n <= INT32_IDS_MAX]
+
+
+def undirected(G, symmetrize: bool, refusal: str):
+    """``G`` itself if undirected. A directed ``G`` raises ``ValueError(refusal)`` unless
+    ``symmetrize``; then each of its edges ``(u, v, w)`` becomes the undirected edge
+    ``{u, v}`` of a new graph (of parallel edges the lightest kept)."""
+    if not G.directed:
+        return G
+    if not symmetrize:
+        raise ValueError(refusal)
+    return type(G).from_edges(G.rows(), G.indices, G.weights, n=G.n, directed=False)

@@ -19,7 +19,8 @@ from scipy.sparse import csgraph
 from lagraph_py.graph import Graph
 from lagraph_py.results import BFSResult, MSFResult, SCCResult
 
-__all__ = ["bfs_levels", "bfs_tree", "kruskal", "scc_labels", "scc", "graphs"]
+__all__ = ["bfs_levels", "bfs_tree", "check_bfs_parents", "kruskal", "scc_labels", "scc",
+           "graphs"]
 
 
 # ---------------------------------------------------------------------- references
@@ -47,6 +48,33 @@ def bfs_tree(G: Graph, source: int) -> BFSResult:
 def bfs_levels(G: Graph, source: int) -> np.ndarray:
     """Hop distance from ``source`` of every vertex, ``-1`` where unreachable (int64)."""
     return bfs_tree(G, source).level
+
+
+def check_bfs_parents(G: Graph, source: int, parent) -> None:
+    """Assert that ``parent`` is a BFS tree of ``G`` from ``source``.
+
+    The source is its own parent; ``-1`` marks exactly the vertices :func:`bfs_levels`
+    leaves unreached; every other parent ``p`` of ``v`` is an in-neighbour (``p -> v`` is
+    stored in ``G.to_scipy()``) one level nearer the source. Independent of
+    ``lagraph_py.validate``: the algorithm tests check parents twice, so that one broken
+    checker cannot hide a broken parent rule.
+    """
+    n = G.n
+    parent = np.asarray(parent)
+    level = bfs_levels(G, source)
+    assert parent.shape == (n,), f"parent has shape {parent.shape}, not ({n},)"
+    assert parent[source] == source, f"parent[{source}] = {parent[source]}: not the source"
+    np.testing.assert_array_equal(parent >= 0, level >= 0,
+                                  err_msg="parent is -1 exactly where unreached")
+    child = np.flatnonzero(level > 0)
+    p = parent[child].astype(np.int64)
+    assert ((p >= 0) & (p < n)).all(), f"parents outside [0, {n}): {p[(p < 0) | (p >= n)]}"
+    A = G.to_scipy()
+    edge_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(A.indptr)) * n + A.indices
+    no_edge = ~np.isin(p * n + child, edge_keys)
+    assert not no_edge.any(), f"no edge parent -> v for v = {child[no_edge][:5]}"
+    wrong = level[p] != level[child] - 1
+    assert not wrong.any(), f"parent not one level up for v = {child[wrong][:5]}"
 
 
 def kruskal(G: Graph) -> MSFResult:

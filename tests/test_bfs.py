@@ -1,5 +1,6 @@
 """BFS on every executor and method: levels against an independent oracle, parents by the
-Graph500 rules, result conventions and input validation."""
+Graph500 rules (twice: ``lagraph_py.validate.bfs`` and the independent
+``oracles.check_bfs_parents``), result conventions and input validation."""
 
 from unittest import mock
 
@@ -10,7 +11,7 @@ import scipy.sparse.csgraph as csgraph
 from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import bfs_levels, graphs
+from oracles import bfs_levels, bfs_tree, check_bfs_parents, graphs
 
 import lagraph_py as lg
 from lagraph_py.cpu import CpuExecutor
@@ -31,8 +32,7 @@ def check(G, source, backend, method):
     assert level.dtype == np.int64 and parent.dtype == np.int64
     np.testing.assert_array_equal(level, bfs_levels(G, source), err_msg=method)
     lg.validate.bfs(G, source, r)
-    assert parent[source] == source and level[source] == 0
-    np.testing.assert_array_equal(parent < 0, level < 0)
+    check_bfs_parents(G, source, parent)
     return r
 
 
@@ -66,6 +66,7 @@ def test_kronecker_all_methods_agree_with_scipy(backend, directed):
         r = lg.bfs(G, s, backend=backend, method=m)
         np.testing.assert_array_equal(lg.asnumpy(r.level), expected, err_msg=m)
         lg.validate.bfs(G, s, r)
+        check_bfs_parents(G, s, lg.asnumpy(r.parent))
 
 
 #: The cpu executor's small-graph search as shipped (one compiled call on these graphs) and
@@ -98,6 +99,8 @@ def test_fused_cpu_equals_reference_executor(small_graph, branchless_degree, G, 
         assert levels_only.parent is None and parents_only.level is None
         np.testing.assert_array_equal(levels_only.level, expected.level, err_msg=m)
         lg.validate.bfs(G, s, lg.BFSResult(s, r.level, parents_only.parent))
+        for parent in (expected.parent, r.parent, parents_only.parent):
+            check_bfs_parents(G, s, parent)
 
 
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])
@@ -141,6 +144,7 @@ def test_long_diameter_and_power_law_graphs(make, small_graph, branchless_degree
             r = lg.bfs(G, s, method=m)
         np.testing.assert_array_equal(r.level, expected, err_msg=m)
         lg.validate.bfs(G, s, r)
+        check_bfs_parents(G, s, r.parent)
 
 
 @pytest.mark.parametrize("method", ["push", "pull"])
@@ -183,6 +187,7 @@ def test_levels_only_and_parents_only(backend):
     assert lv.parent is None and pa.level is None
     np.testing.assert_array_equal(lg.asnumpy(lv.level), lg.asnumpy(full.level))
     lg.validate.bfs(G, 5, pa)
+    check_bfs_parents(G, 5, lg.asnumpy(pa.parent))
 
 
 def test_input_graph_unchanged(backend):
@@ -219,3 +224,17 @@ def test_bad_arguments(kwargs, err, words):
 def test_gpu_only_methods_are_refused_on_cpu():
     with pytest.raises(ValueError, match="method"):
         lg.bfs(lg.Graph.from_edges([0], [1]), 0, method="edge")
+
+
+def test_parent_checker_rejects_every_broken_rule():
+    """The independent parent checker the tests above rely on accepts a BFS tree and
+    rejects each broken rule: a parent without an edge, one at the wrong level, a source
+    that is not its own parent, a parent for an unreached vertex."""
+    G = lg.Graph.from_edges([0, 0, 1, 2, 3, 4, 5], [1, 2, 3, 3, 4, 2, 4], n=6)  # 5 unreached
+    parent = bfs_tree(G, 0).parent
+    check_bfs_parents(G, 0, parent)
+    for v, p in ((4, 2), (3, 0), (2, 4), (0, 1), (5, 4), (4, 5), (4, -1)):
+        broken = parent.copy()
+        broken[v] = p
+        with pytest.raises(AssertionError):
+            check_bfs_parents(G, 0, broken)

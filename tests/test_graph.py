@@ -85,6 +85,17 @@ def test_duplicates_keep_lightest_and_undirected_pairs_merge():
     assert G.to_scipy()[0, 1] == -1.0 and G.to_scipy()[1, 0] == -1.0
 
 
+@pytest.mark.parametrize("directed", [True, False])
+def test_duplicates_in_one_direction_keep_the_lightest(directed):
+    """Parallel edges given in one direction only (no mirror image to take the minimum
+    with): the lightest of them is kept, whatever their order."""
+    G = Graph.from_edges([0, 0, 0, 2, 2], [1, 1, 1, 1, 1], weight=[4, -2, 7, 3, 9], n=3,
+                         directed=directed)
+    A = G.to_scipy()
+    assert A[0, 1] == -2 and A[2, 1] == 3
+    assert G.nedges == 2 and G.nstored == (2 if directed else 4)
+
+
 def test_explicit_zero_is_an_edge():
     A = sp.coo_array(([0.0, 3.0], ([0, 1], [1, 0])), shape=(2, 2))
     G = Graph.from_scipy(A)
@@ -115,6 +126,7 @@ def test_index_width_is_narrowest():
 @pytest.mark.parametrize("kwargs, err, words", [
     (dict(src=[0, -1], dst=[1, 0]), ValueError, "src[1]"),
     (dict(src=[0, 1], dst=[1, 5], n=3), ValueError, "dst[1]"),
+    (dict(src=[0, 2], dst=[1, 0], n=2), ValueError, "src[1] = 2 is not a vertex id below n = 2"),
     (dict(src=[0, 1], dst=[1]), ValueError, "different lengths"),
     (dict(src=[0.0, 1.0], dst=[1, 0]), TypeError, "src"),
     (dict(src=[True], dst=[0]), TypeError, "src"),

@@ -4,9 +4,12 @@ Kruskal (``oracles.kruskal``: plain Python union-find, ties by (weight, min, max
 the unique forest, its rows in rank order, the component labels and the total; ``msf``
 must match all of them exactly, on every backend, and pass ``lagraph_py.validate.msf``.
 The fused cpu step (filter-Kruskal) must also return exactly what the reference executor's
-primitive definition returns, under every schedule of its passes.
+primitive definition returns, under every schedule of its passes. The rank chunk schedule
+(``FIRST_CHUNK``, ``GROWTH``) shapes only the reference's Filter-Borůvka, so the tests that
+vary it run the reference executor too, under the schedule.
 """
 
+from itertools import pairwise
 from unittest import mock
 
 import numba
@@ -22,7 +25,7 @@ from scipy.sparse.csgraph import connected_components
 import lagraph_py.algorithms.msf as msf_module
 import lagraph_py.cpu_steps.msf as fused_msf
 from lagraph_py import generate, validate
-from lagraph_py.algorithms.msf import FIRST_CHUNK, GROWTH, msf, stable_order
+from lagraph_py.algorithms.msf import FIRST_CHUNK, GROWTH, Ranking, msf, stable_order
 from lagraph_py.cpu import CpuExecutor
 from lagraph_py.cpu_steps import FusedCpuExecutor
 from lagraph_py.graph import Graph
@@ -40,6 +43,8 @@ TRICKY_INTS = [0, 1, -1, 2, 2**58, 2**58 + 1, -(2**58), 1 - 2**58]
 SORT_INTS = TRICKY_INTS + [2**63 - 1, 2**63 - 2, -(2**63), 1 - 2**63]
 RELAXED = {"deadline": None,
            "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]}
+#: The executor that runs the definition of the group step, rank chunks and all.
+REFERENCE = CpuExecutor()
 
 
 def check(G, backend, oracle_graph=None, **kwargs):
@@ -83,8 +88,10 @@ SCHEDULES = pytest.mark.parametrize("first, growth", [(0.25, 4), (1e9, 4), (0.01
 @given(G=graphs(max_n=25, weighted=False, directed=False), values=st.sampled_from(
     [TRICKY_FLOATS, TRICKY_INTS]), data=st.data())
 def test_extreme_and_neighbouring_weights(backend, first, growth, G, values, data):
+    G = reweight(G, values, data)
     with mock.patch.multiple(msf_module, FIRST_CHUNK=first, GROWTH=growth):
-        check(reweight(G, values, data), backend)
+        check(G, backend)
+        check(G, REFERENCE)
 
 
 @SCHEDULES
@@ -93,6 +100,57 @@ def test_extreme_and_neighbouring_weights(backend, first, growth, G, values, dat
 def test_rank_chunk_schedule_does_not_change_the_forest(backend, first, growth, G):
     with mock.patch.multiple(msf_module, FIRST_CHUNK=first, GROWTH=growth):
         check(G, backend)
+        check(G, REFERENCE)
+
+
+def cheap_clusters_and_heavy_bridges(sizes):
+    """Cliques of ``sizes`` vertices (ids in order) whose edges all weigh 0, joined in a
+    chain by bridges of weight 1 between their first vertices: in rank order the cliques'
+    spanning stars come first, then the other edges inside the cliques, then the bridges."""
+    starts = np.cumsum([0, *sizes]).tolist()
+    src, dst = [], []
+    for lo, hi in pairwise(starts):
+        for u in range(lo, hi):
+            src += [u] * (hi - u - 1)
+            dst += range(u + 1, hi)
+    bridges = starts[:-2], starts[1:-1]
+    w = [0] * len(src) + [1] * len(bridges[0])
+    return Graph.from_edges(src + bridges[0], dst + bridges[1], w, n=starts[-1],
+                            directed=False)
+
+
+def crossing_edges_per_chunk(G):
+    """For each rank chunk of the reference's schedule, how many of its edges join two
+    trees of the edges of the chunks before it (scipy's components)."""
+    src, dst, w = G.edges()
+    keep = src != dst                              # edges() lists (u, v) in CSR order
+    src, dst, w = src[keep], dst[keep], np.ones(keep.sum(), np.int64) if w is None else w[keep]
+    counts, before = [], np.zeros(0, np.int64)
+    for chunk in Ranking(w).chunks(G.n):
+        A = sp.coo_array((np.ones(before.size), (src[before], dst[before])), shape=(G.n, G.n))
+        label = connected_components(A, directed=False)[1]
+        counts.append(int(np.count_nonzero(label[src[chunk]] != label[dst[chunk]])))
+        before = np.concatenate([before, chunk])
+    return counts
+
+
+@pytest.mark.parametrize("sizes, first, growth", [
+    ([8, 1], 1.0, 2),               # edges crossing per chunk: 9, 0, 1
+    ([6, 6, 6], 0.3, 2),            # 5, 0, 20, 2
+    ([16, 4, 4], 0.25, 2),          # 6, 9, 0, 0, 14
+    ([12] + [1] * 32, FIRST_CHUNK, GROWTH),     # 11, 0, 32: the shipped schedule
+])
+def test_chunk_of_edges_inside_trees_then_a_bridge(backend, sizes, first, growth):
+    """A rank chunk whose edges all lie inside trees found by earlier chunks is dropped
+    whole, and a later chunk still holds a bridge that joins two trees: the rounds must go
+    on past the dropped chunk."""
+    G = cheap_clusters_and_heavy_bridges(sizes)
+    with mock.patch.multiple(msf_module, FIRST_CHUNK=first, GROWTH=growth):
+        counts = crossing_edges_per_chunk(G)
+        check(G, backend)
+        check(G, REFERENCE)
+    dropped = counts.index(0, 1)                 # the case this test is about: a chunk
+    assert any(counts[dropped + 1:]), counts     # dropped whole, a bridge after it
 
 
 @settings(max_examples=40, **RELAXED)
@@ -128,10 +186,11 @@ def test_self_loop_lighter_than_every_edge_stays_out(backend):
 
 
 def test_parallel_edges_keep_the_lightest(backend):
-    G = Graph.from_edges([0, 1, 0, 1, 2], [1, 0, 1, 2, 1], weight=[5, 3, 4, 9, 7], n=3,
-                         directed=False)
+    # 0 - 1 given twice in one direction, 1 - 2 once each way, 2 - 3 twice one way, once back
+    G = Graph.from_edges([0, 0, 1, 2, 2, 3, 2], [1, 1, 2, 1, 3, 2, 3],
+                         weight=[5, 4, 9, 7, 8, 6, 2], n=4, directed=False)
     f = check(G, backend)
-    np.testing.assert_array_equal(asnumpy(f.weight), [3, 7])
+    np.testing.assert_array_equal(asnumpy(f.weight), [2, 4, 7])
 
 
 def test_disconnected_forest_and_canonical_labels(backend):
@@ -282,12 +341,13 @@ FUSED_SCHEDULES = pytest.mark.parametrize(
 
 
 def same_as_reference(G, schedule=None, first=FIRST_CHUNK, growth=GROWTH):
-    """Run the fused step under ``schedule`` and the reference definition; compare exactly."""
+    """Run the fused step under ``schedule`` and the reference definition, both under the
+    rank chunk schedule ``first``, ``growth``; compare exactly."""
     shipped = {"SMALL": fused_msf.SMALL}                      # patch.multiple needs one
-    with mock.patch.multiple(fused_msf, **(schedule or shipped)), \
-            mock.patch.multiple(msf_module, FIRST_CHUNK=first, GROWTH=growth):
-        got = FusedCpuExecutor().spanning_forest(G)
-    want = CpuExecutor().spanning_forest(G)
+    with mock.patch.multiple(msf_module, FIRST_CHUNK=first, GROWTH=growth):
+        with mock.patch.multiple(fused_msf, **(schedule or shipped)):
+            got = FusedCpuExecutor().spanning_forest(G)
+        want = REFERENCE.spanning_forest(G)
     for a, b in zip(got, want):
         assert isinstance(a, np.ndarray) and a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)

@@ -252,6 +252,31 @@ def test_every_phase_runs_and_is_right(text_backend):
     assert len(np.unique(labels)) == n - 199 - 2 * 30 - len(pairs)
 
 
+def test_two_way_edges_inside_larger_components(text_backend):
+    """The 2-cycle trim takes a pair u <-> v only when each is the other's only active in-
+    (or out-)neighbour: here every two-way edge u <-> v also lies on a 3-cycle
+    u -> v -> w -> u, so the three are one component, left by the seed phases (a hub
+    makes them run) to the signature step."""
+    rng = np.random.default_rng(11)
+    n = 300
+    perm = rng.permutation(n)
+    giant = perm[:150].tolist()
+    src = giant + [giant[0]] * 149 + giant[3::3]               # a cycle and its hub
+    dst = giant[1:] + giant[:1] + giant[1:] + [giant[0]] * len(giant[3::3])
+    triangles = perm[150:].reshape(-1, 3)
+    for u, v, w in triangles.tolist():
+        src += [u, v, v, w]
+        dst += [v, u, w, u]
+    G = Graph.from_edges(np.array(src), np.array(dst), n=n)
+    assert scc_module.has_hubs(G)
+    expected = np.empty(n, dtype=np.int64)
+    expected[giant] = min(giant)
+    expected[triangles] = triangles.min(axis=1, keepdims=True)
+    with mock.patch.object(get_executor(text_backend), "scc_seed_phases",
+                           "forward_backward"):
+        check(G, text_backend, expected)
+
+
 @pytest.mark.parametrize("make", [
     lambda: generate.grid(30, 30, directed=True, orientation="random", seed=1),
     lambda: generate.mesh(8, 8, 8, directed=True, orientation="sweep", two_way=0.2, seed=1),

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import undirected
 from ..executor import get_executor
 from ..graph import Graph
 from ..results import MSFResult, asnumpy
@@ -104,14 +105,9 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
     if not isinstance(G, Graph):
         raise TypeError(f"G must be a lagraph_py.Graph, got {type(G).__name__}")
     ex = get_executor(backend)
-    if G.directed:
-        if not symmetrize:
-            raise ValueError(
-                "msf needs an undirected graph; build it with directed=False, or pass "
-                "symmetrize=True to treat each directed edge (u, v, w) as the undirected "
-                "edge {u, v} (parallel edges keep the lightest)")
-        src, dst, w = G.edges()
-        G = Graph.from_edges(src, dst, w, n=G.n, directed=False)
+    G = undirected(G, symmetrize, "msf needs an undirected graph; build it with "
+                   "directed=False, or pass symmetrize=True to treat each directed edge "
+                   "(u, v, w) as the undirected edge {u, v} (parallel edges keep the lightest)")
     src, dst, weight, component = ex.spanning_forest(G)          # the group step
     return MSFResult(src=src, dst=dst, weight=weight, component=component)
 

@@ -54,8 +54,8 @@ Forward-backward pays only when its BFS is short and its component giant, i.e. f
 on grids, meshes and roads it would walk hundreds of levels to find a small component, so
 it is skipped there (HUB).
 
-An undirected graph gets its connected components (group step ``connected_components``,
-:func:`fastsv`).
+An undirected graph gets its connected components (:mod:`.components`: the group step
+``connected_components``, defined by :func:`fastsv`).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ import numpy as np
 from ..executor import PULL, PUSH, get_executor
 from ..graph import Graph
 from ..results import SCCResult
+from .components import connected_components
 
 #: Reachability switches push -> pull when the frontier holds more than 1/ALPHA of the
 #: unvisited vertices (the BFS rule of Beamer et al., counted in vertices) ...
@@ -114,13 +115,12 @@ def scc(G, *, backend: str = "cpu") -> SCCResult:
     """
     if not isinstance(G, Graph):
         raise TypeError(f"G must be a lagraph_py.Graph, got {type(G).__name__}")
+    if not G.directed:
+        return connected_components(G, backend=backend)
     ex = get_executor(backend)
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
-    if G.directed:
-        label = ex.strong_components(G)
-    else:
-        label = ex.connected_components(ex.matrix(G), G.n)
+    label = ex.strong_components(G)
     return SCCResult(labels=ex.to_dense(label, -1, consume=True))
 
 

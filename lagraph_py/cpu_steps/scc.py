@@ -32,7 +32,6 @@ from numba import njit
 from ..algorithms.scc import has_hubs
 from ..cpu import as_unsigned, csr_arrays
 from .host_vector import HostVector, held, holder
-from .union_find import flatten, union
 
 #: The forward-backward search runs only on graphs with hubs (the text's rule,
 #: :func:`~lagraph_py.algorithms.scc.has_hubs`) of at least this many stored entries per
@@ -100,19 +99,6 @@ def _peel(indptr, indices, tindptr, tindices, ids, n):
     removed = queue[:tail].copy()
     removed.sort()
     return removed, kept
-
-
-@njit(cache=True)
-def _component_roots(indptr, indices, n):
-    """For every vertex the smallest id of its connected component (``indices`` holds
-    both directions of every edge, so one direction suffices)."""
-    parent = np.arange(n)
-    for u in range(n):
-        for e in range(indptr[u], indptr[u + 1]):
-            if indices[e] < u:
-                union(parent, u, indices[e])
-    flatten(parent)
-    return parent
 
 
 @njit(cache=True)
@@ -390,23 +376,6 @@ def _search_pays(G) -> bool:
 
 class SccSteps:
     """SCC group steps of :class:`~lagraph_py.cpu_steps.FusedCpuExecutor`."""
-
-    def connected_components(self, A, n):
-        """:meth:`~lagraph_py.executor.Executor.connected_components` by union-find.
-
-        Joining the ends of every edge, the larger root under the smaller, leaves each
-        component a tree whose root is its smallest id: the label FastSV converges to.
-
-        Examples
-        --------
-        >>> import lagraph_py as lg
-        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
-        >>> ex = FusedCpuExecutor()
-        >>> G = lg.Graph.from_edges([3, 1], [2, 4], n=5, directed=False)
-        >>> ex.to_dense(ex.connected_components(ex.matrix(G), G.n), -1).tolist()
-        [0, 1, 2, 2, 1]
-        """
-        return HostVector.dense(_component_roots(*csr_arrays(A), n))
 
     def scc_trim(self, A, AT, active, label):
         """:meth:`~lagraph_py.executor.Executor.scc_trim` by one queue pass.

@@ -1,7 +1,7 @@
-"""Components for networkx: ``strongly_connected_components``,
-``number_strongly_connected_components``, ``connected_components`` and
-``number_connected_components``, all by :func:`lagraph_py.scc` (on an undirected graph it
-gives the connected components).
+"""Components for networkx: ``strongly_connected_components`` and
+``number_strongly_connected_components`` by :func:`lagraph_py.scc`,
+``connected_components`` and ``number_connected_components`` by
+:func:`lagraph_py.connected_components` (networkx passes them undirected graphs only).
 
 Components come as sets in the order of their first node in the graph, which is
 networkx's order for connected components.
@@ -13,19 +13,20 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..algorithms.components import connected_components as _connected
 from ..algorithms.scc import scc
 from ..results import asnumpy
 from .config import executor_of
 from .graph import LagraphGraph
 
 
-def _labels(G: LagraphGraph, executor) -> np.ndarray:
-    """Component of every vertex: its smallest vertex id."""
-    return asnumpy(scc(G.graph(), backend=executor).labels)
+def _labels(G: LagraphGraph, executor, components) -> np.ndarray:
+    """Component of every vertex by ``components`` (:func:`lagraph_py.scc` or
+    :func:`lagraph_py.connected_components`): its smallest vertex id."""
+    return asnumpy(components(G.graph(), backend=executor).labels)
 
 
-def _components(G: LagraphGraph, executor) -> Iterator[set]:
-    label = _labels(G, executor)
+def _components(label: np.ndarray, G: LagraphGraph) -> Iterator[set]:
     order = np.argsort(label, kind="stable")
     bounds = np.flatnonzero(np.diff(label[order])) + 1
     labels = G.labels
@@ -33,8 +34,7 @@ def _components(G: LagraphGraph, executor) -> Iterator[set]:
         yield {labels[i] for i in ids.tolist()}
 
 
-def _count(G: LagraphGraph, executor) -> int:
-    label = _labels(G, executor)
+def _count(label: np.ndarray) -> int:
     return int(np.count_nonzero(label == np.arange(label.size)))
 
 
@@ -48,7 +48,7 @@ def strongly_connected_components(G: LagraphGraph, *, executor=None) -> Iterator
     >>> [sorted(c) for c in nx.strongly_connected_components(G, backend="lagraph")]
     [['a', 'b'], ['c']]
     """
-    yield from _components(G, executor_of(executor))
+    yield from _components(_labels(G, executor_of(executor), scc), G)
 
 
 def number_strongly_connected_components(G: LagraphGraph, *, executor=None) -> int:
@@ -60,7 +60,7 @@ def number_strongly_connected_components(G: LagraphGraph, *, executor=None) -> i
     >>> nx.number_strongly_connected_components(nx.DiGraph([(0, 1)]), backend="lagraph")
     2
     """
-    return _count(G, executor_of(executor))
+    return _count(_labels(G, executor_of(executor), scc))
 
 
 def connected_components(G: LagraphGraph, *, executor=None) -> Iterator[set]:
@@ -72,7 +72,7 @@ def connected_components(G: LagraphGraph, *, executor=None) -> Iterator[set]:
     >>> list(nx.connected_components(nx.Graph([(0, 1), (2, 3)]), backend="lagraph"))
     [{0, 1}, {2, 3}]
     """
-    yield from _components(G, executor_of(executor))
+    yield from _components(_labels(G, executor_of(executor), _connected), G)
 
 
 def number_connected_components(G: LagraphGraph, *, executor=None) -> int:
@@ -84,4 +84,4 @@ def number_connected_components(G: LagraphGraph, *, executor=None) -> int:
     >>> nx.number_connected_components(nx.Graph([(0, 1), (2, 3)]), backend="lagraph")
     2
     """
-    return _count(G, executor_of(executor))
+    return _count(_labels(G, executor_of(executor), _connected))

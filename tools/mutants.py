@@ -1,0 +1,607 @@
+"""Mutation testing: does each of a fixed list of realistic bugs make a test fail?
+
+Each mutation below is one bug a careful reviewer could write (a flipped comparison, a
+wrong semiring, an off-by-one level, a missed rule in a validator), given as edits of exact
+snippets of the source, with the tests that must catch it. The tool copies the working tree
+(tracked and untracked, not ignored files) into a scratch folder, runs the covering tests of
+every selected mutation there once, unmutated (they must pass, or a failure would prove
+nothing), then, one mutation at a time, applies its edits to a fresh copy and runs only its
+covering tests, once per hypothesis seed::
+
+    python tools/mutants.py                 # every mutation, seeds 0 and 1 (minutes)
+    python tools/mutants.py --list          # the list, and which no longer apply
+    python tools/mutants.py --only msf-empty-chunk-break --seeds 3 4 5
+
+A mutation is *killed* when its tests fail on every seed (the table names the first test
+that failed on each), *survived* when they pass on some seed: then the suite lacks a test
+that checks what the mutation breaks. It is *stale* when a snippet is no longer found
+exactly once (the code moved on: refresh the snippet, never drop the mutation silently),
+and *skipped* when it mutates the gpu executor and CuPy or a CUDA device is missing.
+
+Numba caches its compiled loops in ``__pycache__`` beside each source, keyed by the
+source's content, but a loop that inlines a helper from another file keeps the old helper.
+So a mutant starts from the caches the unmutated run left, less those of the mutated
+files and of the compiled loops that import from them.
+
+Exit status: 0 when every mutation that ran was killed; 1 when one survived, was stale or
+could not be judged (no test selected, pytest broke); 2 when the unmutated tree fails its
+own covering tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Hypothesis seeds every mutant's tests run with, unless ``--seeds`` says otherwise.
+SEEDS = (0, 1)
+#: Seconds one pytest run may take (``--timeout``); a mutant that hangs its tests is caught.
+TIMEOUT = 600
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``old``, which must occur exactly once in ``path``, with ``new``."""
+
+    path: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """A bug: its edits, what it breaks, and the pytest node ids (``k``: a ``-k``
+    expression among them) whose tests must fail."""
+
+    name: str
+    what: str
+    edits: tuple[Edit, ...]
+    tests: tuple[str, ...]
+    k: str | None = None
+
+    @property
+    def gpu(self) -> bool:
+        return any(e.path.startswith("gpu_backend/") for e in self.edits)
+
+
+def _mutation(name, what, path, old, new, tests, k=None, more=()):
+    """A :class:`Mutation` of one edit of ``path`` (``more``: further edits)."""
+    return Mutation(name, what, (Edit(path, old, new), *more), tuple(tests), k)
+
+
+BFS, MSF, SCC = "tests/test_bfs.py", "tests/test_msf.py", "tests/test_scc.py"
+GRAPH, IO, VALIDATE = "tests/test_graph.py", "tests/test_io.py", "tests/test_validate.py"
+FUSED_BFS = "lagraph_py/cpu_steps/bfs.py"
+BFS_PARENT_EDGE = "has_parent_edge[cols[parent[cols] == rows]] = True"
+
+MUTATIONS = (
+    # ------------------------------------------------------------------ BFS
+    _mutation(
+        "bfs-fused-push-parent+validator",
+        "fused push takes the frontier's last vertex as every parent, and validate.bfs "
+        "forgets the parent edge rule: only an independent parent check sees it",
+        FUSED_BFS,
+        "visited[v] = True\n                    parents[v] = u if",
+        "visited[v] = True\n                    parents[v] = order[end - _ONE] if",
+        [BFS], more=[Edit("lagraph_py/validate.py", BFS_PARENT_EDGE,
+                          "has_parent_edge[cols] = True")]),
+    _mutation(
+        "bfs-fused-branchless-parent",
+        "branchless push levels give every vertex of a level the level's first parent",
+        FUSED_BFS,
+        "parents[v] = porder[i] if secondi else _ONE",
+        "parents[v] = porder[start] if secondi else _ONE",
+        [BFS]),
+    _mutation(
+        "bfs-fused-push-levels-level",
+        "the compiled push levels number their first level k0 + 1 (k starts at k0)",
+        FUSED_BFS,
+        "k, levels, nlevel = k0 - 1, np.uint64(0), 0",
+        "k, levels, nlevel = k0, np.uint64(0), 0",
+        [f"{BFS}::test_fused_cpu_equals_reference_executor",
+         f"{BFS}::test_long_diameter_and_power_law_graphs"]),
+    _mutation(
+        "bfs-reference-level-mask",
+        "the reference bfs_level writes level k on the old frontier instead of the new one",
+        "lagraph_py/executor.py",
+        "self.assign_scalar(level, k, mask=q)",
+        "self.assign_scalar(level, k, mask=frontier)",
+        [f"{BFS}::test_fused_cpu_equals_reference_executor"]),
+    _mutation(
+        "bfs-parent-semiring-swapped",
+        "the search takes ANY_PAIR (values 1) when parents are asked for",
+        "lagraph_py/algorithms/bfs.py",
+        'semiring = "any_secondi" if parents else "any_pair"',
+        'semiring = "any_pair" if parents else "any_secondi"',
+        [f"{BFS}::test_fused_cpu_equals_reference_executor"]),
+    _mutation(
+        "bfs-switch-to-pull-level",
+        "push -> pull switch: the pull levels start at the level just run, not the next",
+        "lagraph_py/algorithms/bfs.py",
+        "AT, frontier, visited, level, k + 1,",
+        "AT, frontier, visited, level, k,",
+        [BFS]),
+    _mutation(
+        "bfs-switch-back-to-push-level",
+        "pull -> push switch: the reference pull levels report one level more than they ran",
+        "lagraph_py/executor.py",
+        "return frontier, k, stats._replace(visited_in_edges=vin)",
+        "return frontier, k + 1, stats._replace(visited_in_edges=vin)",
+        [BFS]),
+    _mutation(
+        "source-id-range",
+        "a source equal to n is taken for a vertex",
+        "lagraph_py/_checks.py",
+        "if not 0 <= s < n:",
+        "if not 0 <= s <= n:",
+        [f"{BFS}::test_bad_arguments"]),
+    # ------------------------------------------------------------------ MSF
+    _mutation(
+        "msf-empty-chunk-break",
+        "the reference Borůvka stops at the first rank chunk whose edges all lie inside "
+        "trees already found, though a later chunk may hold a bridge",
+        "lagraph_py/algorithms/msf.py",
+        "if chunk.size == 0:\n                continue",
+        "if chunk.size == 0:\n                break",
+        [MSF], k="chunk or schedule or extreme or fused_matches"),
+    _mutation(
+        "msf-chunks-unreached",
+        "probe: the schedule tests must reach the rank chunks on every executor they run",
+        "lagraph_py/algorithms/msf.py",
+        "        m = self.key.size\n        cuts, lo, size",
+        "        raise AssertionError('rank chunks reached')\n"
+        "        m = self.key.size\n        cuts, lo, size",
+        [MSF], k="test_rank_chunk_schedule_does_not_change_the_forest or "
+                 "test_extreme_and_neighbouring_weights"),
+    _mutation(
+        "msf-last-chunk-dropped",
+        "rank chunks: the heaviest chunk is never yielded (off by one)",
+        "lagraph_py/algorithms/msf.py",
+        "for c in range(len(bounds) + 1):",
+        "for c in range(len(bounds)):",
+        [MSF]),
+    _mutation(
+        "msf-later-chunks-not-relabelled",
+        "a later chunk's endpoints are not relabelled by the components found so far",
+        "lagraph_py/algorithms/msf.py",
+        "EU, EV = _relabelled(ex, comp if forests else None, eu[edges], ev[edges])",
+        "EU, EV = _relabelled(ex, None, eu[edges], ev[edges])",
+        [MSF]),
+    _mutation(
+        "msf-tie-order-negative-zero",
+        "rank keys of float weights: -0.0 sorts before 0.0 (ties broken out of order)",
+        "lagraph_py/algorithms/msf.py",
+        "key = (w + 0.0).view(np.int64)",
+        "key = w.view(np.int64)",
+        [MSF]),
+    _mutation(
+        "msf-fused-tie-order-unstable",
+        "the fused step ranks small edge lists by an unstable argsort: ties by weight "
+        "alone, not (weight, u, v)",
+        "lagraph_py/cpu_steps/msf.py",
+        'np.argsort(w, kind="stable") if w.size',
+        "np.argsort(w) if w.size",
+        [MSF]),
+    _mutation(
+        "graph-duplicates-keep-heaviest",
+        "Graph.from_edges merges parallel edges of one direction by max, not min",
+        "lagraph_py/graph.py",
+        "dup_op=gb.binary.min)",
+        "dup_op=gb.binary.max)",
+        [f"{MSF}::test_parallel_edges_keep_the_lightest"]),
+    _mutation(
+        "graph-mirror-keeps-heaviest",
+        "an undirected graph keeps the heavier of (u, v) and (v, u)",
+        "lagraph_py/graph.py",
+        "gb.binary.any if weights is None else gb.binary.min",
+        "gb.binary.any if weights is None else gb.binary.max",
+        [GRAPH]),
+    _mutation(
+        "graph-nedges-self-loops",
+        "nedges of an undirected graph counts a self-loop as half an edge",
+        "lagraph_py/graph.py",
+        "return (self.nstored + self.nself_loops) // 2",
+        "return self.nstored // 2",
+        [GRAPH]),
+    _mutation(
+        "graph-id-equal-to-n",
+        "Graph.from_edges accepts an id equal to n",
+        "lagraph_py/graph.py",
+        "if ids.size and ids.max() >= n:",
+        "if ids.size and ids.max() > n:",
+        [f"{GRAPH}::test_from_edges_rejects"]),
+    _mutation(
+        "graph-explicit-zeros-dropped",
+        "Graph.from_scipy drops explicitly stored zeros (they are edges of weight 0)",
+        "lagraph_py/graph.py",
+        "coo = A.tocoo()\n",
+        "coo = A.tocoo()\n        coo.eliminate_zeros()\n",
+        [GRAPH]),
+    # ------------------------------------------------------------------ SCC
+    _mutation(
+        "scc-signature-label-rule",
+        "signature rounds label a vertex when fw <= bw, not only when fw == bw",
+        "lagraph_py/algorithms/scc.py",
+        'agree = ex.select(ex.ewise_mult(fw, bw, "minus"), "eq", 0)',
+        'agree = ex.select(ex.ewise_mult(fw, bw, "minus"), "le", 0)',
+        [SCC]),
+    _mutation(
+        "scc-sparse-trim-kills-kept",
+        "a sparse trim round removes every vertex it checked, kept ones too",
+        "lagraph_py/algorithms/scc.py",
+        'dead = _remove(ex, ex.apply(check, "index"), keep)',
+        'dead = ex.apply(check, "index")',
+        [SCC]),
+    _mutation(
+        "scc-fused-trim-one-neighbour",
+        "the fused trim peels vertices with one active out-neighbour (off by one)",
+        "lagraph_py/cpu_steps/scc.py",
+        "if indeg[v] == 0 or outdeg[v] == 0:",
+        "if indeg[v] == 0 or outdeg[v] <= 1:",
+        [SCC]),
+    _mutation(
+        "scc-two-cycle-label-max",
+        "a 2-cycle is labelled by its larger id",
+        "lagraph_py/algorithms/scc.py",
+        'pairs = ex.ewise_mult(ex.ewise_mult(nbr, paired, "first"), active, "min")',
+        'pairs = ex.ewise_mult(ex.ewise_mult(nbr, paired, "first"), active, "max")',
+        [SCC]),
+    _mutation(
+        "scc-two-cycle-any-neighbours",
+        "2-cycle trim takes vertices with several active in-neighbours for pairs",
+        "lagraph_py/algorithms/scc.py",
+        '"plus_pair", mask=active), "eq", 1)',
+        '"plus_pair", mask=active), "ge", 1)',
+        [SCC]),
+    _mutation(
+        "cc-fastsv-semiring",
+        "FastSV's neighbour minimum takes the matrix entry (*_first in mxv), not the label",
+        "lagraph_py/algorithms/scc.py",
+        'mngp = ex.mxv(A, gp, "min_second")',
+        'mngp = ex.mxv(A, gp, "min_first")',
+        [SCC], k="undirected"),
+    _mutation(
+        "cc-union-find-larger-root",
+        "union-find hangs the smaller root under the larger: roots are not smallest ids",
+        "lagraph_py/cpu_steps/union_find.py",
+        "if a < b:",
+        "if a > b:",
+        [SCC], k="undirected or disconnected"),
+    # ------------------------------------------------------------------ cpu executor
+    _mutation(
+        "cpu-extract-by-position",
+        "the reference extract gathers at the index vector's positions, not its values",
+        "lagraph_py/cpu.py",
+        "values[targets[hit]]",
+        "values[k[hit]]",
+        [MSF, SCC], k="reference or REFERENCE or fused_matches or chunk"),
+    _mutation(
+        "cpu-select-edges-semiring",
+        "select_edges reads the row labels with ANY_SECOND (the matrix entry)",
+        "lagraph_py/cpu.py",
+        "D.mxm(M, gb.semiring.any_first)",
+        "D.mxm(M, gb.semiring.any_second)",
+        [SCC]),
+    # ------------------------------------------------------------------ I/O
+    _mutation(
+        "mtx-skew-mirror-sign",
+        "a skew-symmetric file mirrors (i, j, w) as (j, i, w)",
+        "lagraph_py/io.py",
+        "w = np.concatenate([w, -w])",
+        "w = np.concatenate([w, w])",
+        [IO]),
+    _mutation(
+        "mtx-hermitian-directed",
+        "a hermitian file is read as a directed graph (not mirrored)",
+        "lagraph_py/io.py",
+        'directed = h.symmetry in ("general", "skew-symmetric")',
+        'directed = h.symmetry != "symmetric"',
+        [IO]),
+    _mutation(
+        "mtx-explicit-zeros-dropped",
+        "read_mtx drops entries whose value is 0",
+        "lagraph_py/io.py",
+        "src, dst, w = rows - 1, cols - 1, values\n",
+        "nz = slice(None) if values is None else values != 0\n"
+        "    src, dst, w = rows[nz] - 1, cols[nz] - 1, None if values is None else values[nz]\n",
+        [IO]),
+    _mutation(
+        "mtx-zero-index",
+        "read_mtx accepts the 1-based index 0",
+        "lagraph_py/io.py",
+        "(rows >= 1) & (rows <= h.nrows)",
+        "(rows >= 0) & (rows <= h.nrows)",
+        [IO]),
+    _mutation(
+        "edgelist-id-equal-to-n",
+        "read_edgelist's n check lets an id equal to n through",
+        "lagraph_py/io.py",
+        "(src < n) & (dst < n)",
+        "(src <= n) & (dst <= n)",
+        [IO]),
+    # ------------------------------------------------------------------ validators
+    _mutation(
+        "validate-bfs-parent-edge",
+        "validate.bfs accepts a parent without an edge to its child",
+        "lagraph_py/validate.py",
+        BFS_PARENT_EDGE,
+        "has_parent_edge[cols] = True",
+        [VALIDATE]),
+    _mutation(
+        "validate-bfs-level-jump",
+        "validate.bfs accepts an edge whose head is two or more levels below its tail",
+        "lagraph_py/validate.py",
+        "from_reached & ((lv < 0) | (lv > lu + 1))",
+        "from_reached & (lv < 0)",
+        [VALIDATE]),
+    _mutation(
+        "validate-msf-heavier-forest",
+        "validate.msf accepts a spanning forest heavier than the minimum",
+        "lagraph_py/validate.py",
+        '"minimality rule", mine != best',
+        '"minimality rule", mine < best',
+        [VALIDATE]),
+    _mutation(
+        "validate-scc-split-component",
+        "validate.scc accepts a strongly connected component split over two labels",
+        "lagraph_py/validate.py",
+        "other = labels[member[comp]]",
+        "other = labels",
+        [VALIDATE]),
+    # ------------------------------------------------------------------ gpu executor
+    _mutation(
+        "gpu-mask-complement-swapped",
+        "gpu vxm/mxv: a complemented mask is applied as a plain one and vice versa",
+        "gpu_backend/executor.py",
+        "return mask.present, 2 if complement else 1",
+        "return mask.present, 1 if complement else 2",
+        ["tests/test_gpu_executor.py::test_vxm_mxv"]),
+    _mutation(
+        "gpu-extract-ignores-presence",
+        "gpu extract keeps entries whose table entry is absent",
+        "gpu_backend/executor.py",
+        "ip & table.present[tt]",
+        "ip",
+        ["tests/test_gpu_executor.py::test_extract"]),
+    _mutation(
+        "gpu-select-edges-presence",
+        "gpu select_edges keeps an edge whose head has no label",
+        "gpu_backend/executor.py",
+        "present[rows] & present[cols] & (values[rows] == values[cols])",
+        "present[rows] & (values[rows] == values[cols])",
+        ["tests/test_gpu_scc.py::test_select_edges_matches_cpu"]),
+    _mutation(
+        "gpu-loop-free-matrix",
+        "the gpu's loop-free adjacency keeps only the upper triangle",
+        "gpu_backend/storage.py",
+        "keep = rows != indices",
+        "keep = rows < indices",
+        ["tests/test_gpu_executor.py::test_matrix_without_loops_and_cache",
+         "tests/test_gpu_scc.py::test_generated_classes_match_scipy"]),
+    _mutation(
+        "gpu-msf-forest-unsorted",
+        "the gpu forest's keys are not sorted: rows out of rank order",
+        "gpu_backend/msf_steps.py",
+        "return cp.sort(run.forest[:k]), labels",
+        "return run.forest[:k], labels",
+        ["tests/test_gpu_msf.py::test_matrix_market_files"]),
+)
+
+
+# ---------------------------------------------------------------------- applying
+def stale_reason(m: Mutation, root: Path) -> str | None:
+    """Why ``m`` no longer applies to the tree at ``root``, or None if it does."""
+    for e in m.edits:
+        path = root / e.path
+        if not path.is_file():
+            return f"{e.path} is missing"
+        count = path.read_text().count(e.old)
+        if count != 1:
+            return f"{e.path} holds its snippet {count} times, not once: {e.old!r}"
+    return None
+
+
+def apply(m: Mutation, root: Path) -> None:
+    """Write ``m``'s edits into the tree at ``root`` and drop the caches they outdate."""
+    for e in m.edits:
+        path = root / e.path
+        path.write_text(path.read_text().replace(e.old, e.new))
+        for source in [path, *_importers(root, path)]:
+            for cache in source.parent.glob(f"__pycache__/{source.stem}.*"):
+                cache.unlink()
+
+
+def _importers(root: Path, path: Path) -> list[Path]:
+    """The sources of compiled loops that import from the module ``path``: their cached
+    loops may hold its helpers inlined, and numba's cache would not notice the change."""
+    imports = re.compile(rf"^from \S*\b{path.stem} import", re.MULTILINE)
+    return [p for p in root.glob("*/**/*.py")
+            if p != path and "@njit" in (text := p.read_text()) and imports.search(text)]
+
+
+def copy_working_tree(dest: Path) -> None:
+    """Copy the tracked and untracked (not ignored) files of ``ROOT`` into ``dest``; the
+    whole folder but caches where it is no git checkout."""
+    try:
+        listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                                  "--exclude-standard"], cwd=ROOT, check=True,
+                                 capture_output=True).stdout.decode()
+    except (OSError, subprocess.CalledProcessError):
+        shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(
+            ".git", "__pycache__", ".hypothesis", ".pytest_cache"))
+        return
+    for name in filter(None, listing.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+
+
+# ---------------------------------------------------------------------- running
+@dataclass(frozen=True)
+class Outcome:
+    """One pytest run: ``status`` is killed, survived, timeout, crash, no tests or error;
+    ``test`` names the first failing test (or what went wrong)."""
+
+    status: str
+    test: str
+    seconds: float
+
+    @property
+    def caught(self) -> bool:
+        return self.status in ("killed", "timeout", "crash")
+
+
+_FAILURE = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
+#: A frame of a test function in the traceback faulthandler prints when pytest crashes.
+_CRASHED_IN = re.compile(r'File "[^"]*?(tests/\w+\.py)", line \d+ in (test_\w+)')
+
+
+def run_tests(root: Path, tests, k, seed: int, timeout: float, first_failure=True) -> Outcome:
+    """Run ``tests`` (``-k k``) in the tree at ``root`` with hypothesis seed ``seed``."""
+    shutil.rmtree(root / ".hypothesis", ignore_errors=True)   # no examples from other runs
+    command = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
+               f"--hypothesis-seed={seed}", *(["-x"] if first_failure else []), *tests,
+               *(["-k", k] if k else [])]
+    path = [str(root), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}  # this tree's lagraph_py wins
+    env.pop("NUMBA_CACHE_DIR", None)                          # caches in the tree: see apply
+    start = time.monotonic()
+    process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return Outcome("timeout", f"no result within {timeout:.0f} s", timeout)
+    seconds = time.monotonic() - start
+    failed = _FAILURE.search(output)
+    rc = process.returncode
+    if rc == 0:
+        return Outcome("survived", "", seconds)
+    if rc in (1, 2) and failed:                       # 2: an error while collecting
+        return Outcome("killed", failed.group(1), seconds)
+    if rc < 0:
+        frames = _CRASHED_IN.findall(output)
+        where = f"{'::'.join(frames[0])}, " if frames else ""
+        return Outcome("crash", f"{where}signal {-rc}", seconds)
+    if rc == 5:
+        return Outcome("no tests", "the selection collects no test", seconds)
+    tail = output.strip().splitlines()[-1:] or [""]
+    return Outcome("error", f"pytest exit status {rc}: {tail[0]}", seconds)
+
+
+def gpu_available() -> bool:
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # ImportError, or CUDA runtime errors without a driver
+        return False
+
+
+def baseline(base: Path, mutations, seeds, timeout) -> bool:
+    """Run the union of the covering tests, unmutated, on every seed (this also fills the
+    numba caches the mutants start from); print what fails."""
+    selected = {t for m in mutations for t in m.tests}
+    files = {t for t in selected if "::" not in t}            # (a node id of one runs twice)
+    tests = sorted(files | {t for t in selected if t.split("::")[0] not in files})
+    ok = True
+    for seed in seeds:
+        outcome = run_tests(base, tests, None, seed, timeout, first_failure=False)
+        print(f"unmutated, seed {seed}: {outcome.status} ({outcome.seconds:.0f} s)"
+              + (f": {outcome.test}" if outcome.test else ""), flush=True)
+        ok &= outcome.status == "survived"
+    return ok
+
+
+def judge(m: Mutation, base: Path, seeds, timeout) -> list[Outcome]:
+    """``m``'s outcome on each seed, in a mutated copy of ``base``."""
+    tree = base.parent / m.name
+    shutil.copytree(base, tree, ignore=shutil.ignore_patterns(".hypothesis"))
+    try:
+        apply(m, tree)
+        return [run_tests(tree, m.tests, m.k, seed, timeout) for seed in seeds]
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
+def verdict(outcomes: list[Outcome]) -> str:
+    if all(o.caught for o in outcomes):
+        return "killed"
+    if any(o.status == "survived" for o in outcomes):
+        return "survived"
+    return "error"
+
+
+# ---------------------------------------------------------------------- command line
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run these mutations only")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    parser.add_argument("--seeds", nargs="+", type=int, default=list(SEEDS),
+                        help=f"hypothesis seeds (default {' '.join(map(str, SEEDS))})")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT,
+                        help=f"seconds one pytest run may take (default {TIMEOUT})")
+    args = parser.parse_args(argv)
+
+    names = {m.name for m in MUTATIONS}
+    unknown = sorted(set(args.only or ()) - names)
+    if unknown:
+        parser.error(f"unknown mutation {', '.join(unknown)}; --list shows them")
+    chosen = [m for m in MUTATIONS if not args.only or m.name in args.only]
+    stale = {m.name: stale_reason(m, ROOT) for m in chosen}
+    if args.list:
+        for m in chosen:
+            files = ", ".join(sorted({e.path for e in m.edits}))
+            state = f"STALE: {stale[m.name]}" if stale[m.name] else "applies"
+            selection = " ".join(m.tests) + (f" -k {m.k!r}" if m.k else "")
+            print(f"{m.name}\n    {m.what}\n    {files}: {state}\n    tests: {selection}")
+        return 0
+
+    gpu = gpu_available()
+    runnable = [m for m in chosen if not stale[m.name] and (gpu or not m.gpu)]
+    results: dict[str, tuple[str, list[Outcome]]] = {}
+    for m in chosen:
+        if stale[m.name]:
+            results[m.name] = ("stale", [])
+        elif m.gpu and not gpu:
+            results[m.name] = ("skipped", [])
+    with tempfile.TemporaryDirectory(prefix="mutants-") as scratch:
+        base = Path(scratch) / "unmutated"
+        copy_working_tree(base)
+        if runnable and not baseline(base, runnable, args.seeds, args.timeout):
+            print("the unmutated tree fails its covering tests: fix that first")
+            return 2
+        for m in runnable:
+            outcomes = judge(m, base, args.seeds, args.timeout)
+            results[m.name] = (verdict(outcomes), outcomes)
+            cells = "; ".join(f"seed {s}: {o.status} {o.test} ({o.seconds:.0f} s)"
+                              for s, o in zip(args.seeds, outcomes))
+            print(f"{m.name}: {results[m.name][0]} -- {cells}", flush=True)
+
+    print("\n| mutation | result | " + " | ".join(f"seed {s}" for s in args.seeds) + " |")
+    print("|---|---|" + "---|" * len(args.seeds))
+    for m in chosen:
+        status, outcomes = results[m.name]
+        cells = [o.test or o.status for o in outcomes] or (
+            [stale[m.name] or "no CuPy or CUDA device here"] + [""] * (len(args.seeds) - 1))
+        print(f"| {m.name} | {status} | " + " | ".join(cells) + " |")
+    counts = {s: sum(1 for r, _ in results.values() if r == s)
+              for s in ("killed", "survived", "stale", "skipped", "error")}
+    print("\n" + ", ".join(f"{n} {s}" for s, n in counts.items() if n))
+    return 1 if counts["survived"] or counts["stale"] or counts["error"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
