@@ -34,6 +34,8 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from ..cpu import as_unsigned
+
 #: Ranges of at most this many entries are sorted by insertion.
 INSERTION_ROW = 32
 #: Row blocks per thread in the sort (balance for skewed degrees).
@@ -288,13 +290,19 @@ def _transpose(indptr, indices, bits, offsets, tindices, tbits):
                 tbits[q] = bits[p]
 
 
-def _unsigned(a: np.ndarray) -> np.ndarray:
-    """``a`` seen as unsigned integers of its width (no copy)."""
-    return a.view(f"u{a.itemsize}")
+def _read(a: np.ndarray | None) -> np.ndarray | None:
+    """``a`` seen as read-only unsigned integers of its width (no copy): the loops are
+    compiled once for the caller's arrays and the Graph's own, which are read-only."""
+    if a is None:
+        return None
+    (view,) = as_unsigned(a)
+    view.flags.writeable = False
+    return view
 
 
 def _bits(weights: np.ndarray | None) -> np.ndarray | None:
-    return None if weights is None else _unsigned(weights)
+    """The raw bits of ``weights`` (written to)."""
+    return None if weights is None else as_unsigned(weights)[0]
 
 
 def _keyed(weights: np.ndarray | None) -> tuple | None:
@@ -302,7 +310,7 @@ def _keyed(weights: np.ndarray | None) -> tuple | None:
     they are reals (see :func:`_order`)."""
     if weights is None:
         return None
-    bits = _unsigned(weights)
+    bits = _bits(weights)
     return bits, bits.dtype.type(1) << bits.dtype.type(8 * bits.itemsize - 1), \
         weights.dtype.kind == "f"
 
@@ -324,14 +332,14 @@ def build_csr(n: int, src: np.ndarray, dst: np.ndarray, weights: np.ndarray | No
     >>> ptr.tolist(), ind.tolist(), w.tolist(), loops
     ([0, 2, 3, 4], [1, 2, 0, 0], [7, 4, 7, 4], 0)
     """
-    src, dst = _unsigned(src), _unsigned(dst)
+    src, dst = _read(src), _read(dst)
     mirror = not directed
     offsets = np.zeros(n + 2, np.int64)
     _count(src, dst, mirror, offsets)
     total = int(offsets[n + 1])
     indices = np.empty(total, index_type)
     out = None if weights is None else np.empty(total, weights.dtype)
-    _scatter(src, dst, _bits(weights), mirror, offsets, indices, _bits(out))
+    _scatter(src, dst, _read(weights), mirror, offsets, indices, _bits(out))
     indptr = offsets[:n + 1]
     kept = np.empty(n, np.int64)
     blocks = row_blocks(indptr, BLOCKS_PER_THREAD * get_num_threads())
@@ -358,6 +366,6 @@ def transpose_csr(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray |
     offsets = np.zeros(n + 2, np.int64)
     tindices = np.empty(indices.size, indices.dtype)
     tweights = None if weights is None else np.empty(weights.size, weights.dtype)
-    _transpose(_unsigned(indptr), _unsigned(indices), _bits(weights), offsets,
-               tindices, _bits(tweights))
+    _transpose(_read(indptr), _read(indices), _read(weights), offsets, tindices,
+               _bits(tweights))
     return offsets[:n + 1].astype(indptr.dtype), tindices, tweights
