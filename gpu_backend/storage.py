@@ -148,8 +148,14 @@ def device_index_dtype(indptr, indices) -> np.dtype:
 
 
 def free_bytes() -> int:
-    """Device memory free for new arrays: the device's free bytes plus the CuPy pool's."""
-    return int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
+    """Device memory free for new arrays: the device's free bytes plus the CuPy pool's,
+    or, where the pool has a limit (:meth:`GpuExecutor.memory_limit
+    <gpu_backend.GpuExecutor.memory_limit>`), what the limit leaves, if less."""
+    pool = cp.get_default_memory_pool()
+    free = int(cp.cuda.runtime.memGetInfo()[0]) + int(pool.free_bytes())
+    if pool.get_limit():
+        free = min(free, int(pool.get_limit()) - int(pool.used_bytes()))
+    return free
 
 
 def ensure_fits(nbytes: int, what: str) -> None:
@@ -158,6 +164,36 @@ def ensure_fits(nbytes: int, what: str) -> None:
     free = free_bytes()
     if nbytes > free:
         raise MemoryError(f"{what} needs {nbytes:,} bytes of GPU memory; {free:,} are free")
+
+
+def graph_bytes(G) -> int:
+    """Device bytes held with ``G``: the allocations of every device array its cache
+    reaches through this package's objects (device matrices and what was built on them,
+    degree vectors, the BFS search's scratch, the MSF edge list), each counted once.
+
+    With the working set of a call (``working_set`` of each steps module), what a call
+    holds on the device at its peak; the gpu runner of ``bench/memory.py`` reports both.
+    """
+    allocations: dict[int, int] = {}
+
+    def visit(x) -> None:
+        if isinstance(x, cp.ndarray):
+            allocations[x.data.mem.ptr] = x.data.mem.size
+        elif isinstance(x, (tuple, list)):
+            for y in x:
+                visit(y)
+        elif isinstance(x, dict):
+            for y in x.values():
+                visit(y)
+        elif type(x).__module__.startswith(__package__):
+            names = getattr(type(x), "__slots__", ()) or vars(x)
+            for name in names:
+                visit(getattr(x, name, None))
+
+    for key, value in G._cache.items():
+        if key.startswith("gpu."):
+            visit(value)
+    return sum(allocations.values())
 
 
 def _matrix_key(transposed: bool, loops: bool) -> str:

@@ -52,6 +52,7 @@ class CpuExecutor(Executor):
     """The reference executor on python-graphblas."""
 
     name = "cpu"
+    memory_path = "reference"
 
     # ---------------------------------------------------------------- storage
     def matrix(self, G, *, transpose=False, loops=True):

@@ -368,13 +368,15 @@ class Graph:
         return self._cached("nself_loops", self._count_self_loops)
 
     def _count_self_loops(self) -> int:
-        """Entries on the diagonal, counted a block of rows at a time (the builds count
-        them on the way; this is for a Graph made otherwise)."""
-        count, step = 0, max(1, self._n // max(1, self.nstored >> 22))   # ~4M entries
+        """Entries on the diagonal, counted a block of rows at a time, about
+        ``2**20`` entries a block (the builds count them on the way; this is for a Graph
+        made otherwise)."""
+        count, step = 0, max(1, self._n // max(1, self.nstored >> 20))
         for lo in range(0, self._n, step):
             hi = min(lo + step, self._n)
             a, b = int(self._indptr[lo]), int(self._indptr[hi])
-            rows = np.repeat(np.arange(lo, hi), np.diff(self._indptr[lo:hi + 1]))
+            rows = np.repeat(np.arange(lo, hi, dtype=self.index_dtype),
+                             np.diff(self._indptr[lo:hi + 1]))
             count += int(np.count_nonzero(rows == self._indices[a:b]))
         return count
 

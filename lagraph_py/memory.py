@@ -154,3 +154,138 @@ def build_bytes(n: int, m: int, directed: bool, wsize: int, path: str) -> int:
             per_edge += 2 * (8 + wsize)
         return m * per_edge + entries * (isize + wsize) + 32 * (n + 1)
     raise ValueError(f"unknown build path {path!r}")
+
+
+def path_of(executor) -> str | None:
+    """The path an executor's steps take on the host, for the estimates below:
+    ``"compiled"``, ``"scipy"`` or ``"reference"`` (its ``memory_path``); None for an
+    executor whose working set lives elsewhere (the gpu's: ``gpu_backend.storage``)."""
+    return getattr(executor, "memory_path", None)
+
+
+def _sizes(G):
+    """``(n, nstored, id bytes, row pointer bytes, weight bytes or 0)`` of ``G``."""
+    return (G.n, G.nstored, G.indices.itemsize, G.indptr.itemsize,
+            0 if G.weights is None else G.weights.itemsize)
+
+
+def transpose_bytes(G) -> int:
+    """Bytes of ``G.transpose()`` where it is not made yet (0 for an undirected graph,
+    its own transpose): a Graph of the same arrays, plus ``n + 2`` offsets."""
+    if not G.directed or "transpose" in G._cache:
+        return 0
+    return graph_bytes(G.n, G.nstored, G.indptr.dtype, G.indices.dtype, G.weights) \
+        + 8 * (G.n + 2)
+
+
+def _scipy_pattern_bytes(G) -> int:
+    """scipy's copy of the pattern (``scipy_cpu._csr``: float64 ones, and index arrays
+    of one type: the ids widened where the row pointers are int64)."""
+    n, s, isize, psize, _ = _sizes(G)
+    return 8 * s + (s * (psize - isize) if psize != isize else 0)
+
+
+def bfs_bytes(G, executor, method: str = "auto") -> int:
+    """Peak bytes of one BFS call beyond the Graph.
+
+    ``"compiled"``: the int64 levels and parents (``16 n``), the search's work arrays
+    (kept with the Graph: two bytemaps, two queues of ids, three bitmaps; for a pull, the
+    heads and a bitmap of vertices with in-edges) and, directed and not push-only, the
+    transpose. ``"scipy"``: scipy's copy of the pattern and about ``48 n`` of orders,
+    predecessors and levels. ``"reference"``: python-graphblas matrices (8 bytes an entry
+    each, the transpose's too) and some ten int64 vectors.
+    """
+    path = path_of(executor)
+    n, s, isize, psize, _ = _sizes(G)
+    pulls = method != "push"
+    if path == "compiled":
+        work = 2 * n + 2 * (n + 1) * isize + 3 * n // 8 + psize * n
+        if pulls:
+            work += n * isize + n // 8
+        return 16 * n + work + (transpose_bytes(G) if pulls else 0)
+    if path == "scipy":
+        return _scipy_pattern_bytes(G) + 48 * n
+    if path == "reference":
+        matrices = 1 + (G.directed and pulls)
+        return matrices * (8 * s + 8 * n) + transpose_bytes(G) * pulls + 80 * n
+    return 0
+
+
+def msf_bytes(G, executor) -> int:
+    """Peak bytes of one spanning-forest call beyond the Graph, ``m = nstored / 2``
+    undirected edges of ``2 s + w`` bytes (ids, weight: 8 unweighted).
+
+    ``"compiled"`` (:mod:`~lagraph_py.cpu_steps.msf`): on a graph the light pass takes
+    whole, the edge list (kept with the Graph), its ranking (``40 m``: keys, positions,
+    their sort) and Kruskal's gathered ends; else a byte per entry for the passes, the
+    light edges (about ``n``) with their ranking, and the heavy edges left after the
+    filter, at most half the edges on every generated class measured (13-33%) with a
+    key and a chunk position each. ``"scipy"``: the int64 ends and weights of the edges,
+    scipy's matrices of their ranks, the ranking (``40 m``) unless the edges come in
+    filtered chunks. ``"reference"``: int64 edge vectors and their rounds' copies. Each
+    adds the forest and the labels (``n (16 + w + 8)``).
+    """
+    path = path_of(executor)
+    n, s, isize, psize, wsize = _sizes(G)
+    m, w = s // 2, wsize or 8
+    edge = 2 * isize + w
+    out = n * (16 + w + 8 + isize)
+    if path == "compiled":
+        from .cpu_steps import msf as compiled
+        if s <= compiled.SMALL or compiled.LIGHT * n >= compiled.ALL_AT * m:
+            work = m * (edge + 40 + 2 * isize + 8)
+        else:
+            light = min(m, int(compiled.LIGHT * n))
+            work = s + light * (edge + 40 + 2 * isize + 8) + (m // 2) * (edge + 25)
+    elif path == "scipy":
+        from .scipy_cpu import FILTER_DEGREE
+        work = s * (isize + 1) + m * (16 + wsize + 8)
+        work += m * (40 + 8 + 24) if m <= FILTER_DEGREE * n else m * 16
+    elif path == "reference":
+        work = s * (isize + 1) + m * (16 + w + 16 * 8)
+    else:
+        return 0
+    return work + out
+
+
+def scc_bytes(G, executor) -> int:
+    """Peak bytes of one strongly-connected-components call (directed ``G``) beyond the
+    Graph.
+
+    ``"compiled"`` (:mod:`~lagraph_py.cpu_steps.scc`): the int64 labels, the degrees
+    (kept), the work arrays of Tarjan's algorithm and of the search (six of ids, the
+    arcs' positions), and the transpose where the search runs. ``"scipy"``: scipy's
+    copy of the pattern and some ``40 n``. ``"reference"``: the loop-free pattern and its
+    transpose as graphblas matrices (8 bytes an entry each) and some twenty int64
+    vectors.
+    """
+    path = path_of(executor)
+    n, s, isize, psize, _ = _sizes(G)
+    if path == "compiled":
+        from .cpu_steps.scc import _UINT32_VERTICES, _search_pays
+        rsize = 4 if n <= _UINT32_VERTICES else 8
+        search = transpose_bytes(G) if _search_pays(G) else 0
+        return 8 * n + 16 * n + n * (6 * rsize + psize + 1) + search
+    if path == "scipy":
+        return _scipy_pattern_bytes(G) + 40 * n
+    if path == "reference":
+        return 2 * (8 * s + 8 * n) + transpose_bytes(G) + 160 * n
+    return 0
+
+
+def cc_bytes(G, executor) -> int:
+    """Peak bytes of one connected-components call (undirected ``G``) beyond the Graph.
+
+    ``"compiled"`` (:mod:`~lagraph_py.cpu_steps.components`): the int64 labels and the
+    union-find's trees (ids). ``"scipy"``: scipy's copy of the pattern and some ``40 n``.
+    ``"reference"``: the pattern as a graphblas matrix and FastSV's int64 vectors.
+    """
+    path = path_of(executor)
+    n, s, isize, psize, wsize = _sizes(G)
+    if path == "compiled":
+        return 8 * n + n * isize
+    if path == "scipy":
+        return _scipy_pattern_bytes(G) + 40 * n
+    if path == "reference":
+        return 8 * s + 8 * n + 12 * 8 * n
+    return 0
