@@ -34,6 +34,22 @@ LIMIT_VARIABLE = "LAGRAPH_PY_MEMORY_LIMIT"
 #: its end. With :data:`LIMIT_VARIABLE` set every estimate is checked.
 CHECK_FLOOR = 1 << 26
 
+#: Share of the available memory a stage must leave free: the estimates below came within
+#: 0.9 of the measured peaks at their lowest, and other threads may allocate meanwhile.
+HEADROOM = 0.1
+#: Heavy edges left by the filter of the compiled MSF, a share of the edges: 13% on
+#: Kronecker 16 and 18, 20-33% on uniform random, R-MAT and SSCA#2 graphs of 2^16
+#: vertices and on grids (an over-estimate on the first, which are the largest).
+MSF_SURVIVORS = 0.25
+#: Bytes a vertex that scipy's routines and the levels found from them take, measured at
+#: their peak (Kronecker, road-like, uniform random graphs and grids of 2^16-2^18
+#: vertices; scipy 1.17).
+SCIPY_VERTEX_BYTES = {"bfs": 48, "scc": 16}
+#: Bytes a vertex of the reference executor's vectors over an algorithm's rounds, measured
+#: at their peak on the same graphs (python-graphblas 2025.2, SuiteSparse 9.4): many
+#: rounds on long-diameter graphs, few on Kronecker graphs, where these over-estimate.
+REFERENCE_VERTEX_BYTES = {"bfs": 80, "msf": 1300, "scc": 1400, "cc": 700}
+
 _MEMINFO = Path("/proc/meminfo")
 _CGROUP_FILES = ((Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory.current")),
                  (Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
@@ -95,11 +111,12 @@ def _cgroup_room() -> int | None:
 
 
 def fits(nbytes: int) -> bool:
-    """Whether ``nbytes`` can be allocated now (see :func:`available`)."""
+    """Whether ``nbytes`` can be allocated now, leaving :data:`HEADROOM` of the available
+    memory (:func:`available`) free."""
     if nbytes < CHECK_FLOOR and LIMIT_VARIABLE not in os.environ:
         return True
     free = available()
-    return free is None or nbytes <= free
+    return free is None or nbytes <= (1 - HEADROOM) * free
 
 
 def ensure(nbytes: int, what: str) -> None:
@@ -109,10 +126,10 @@ def ensure(nbytes: int, what: str) -> None:
     Examples
     --------
     >>> ensure(1024, "a small array")
-    >>> os.environ[LIMIT_VARIABLE] = "100"
+    >>> os.environ[LIMIT_VARIABLE] = "1000"
     >>> ensure(1024, "a small array")
     Traceback (most recent call last):
-    MemoryError: a small array needs 1,024 bytes of memory; 100 are available (LAGRAPH_PY_MEMORY_LIMIT caps it)
+    MemoryError: a small array needs 1,024 bytes of memory; 1,000 are available (LAGRAPH_PY_MEMORY_LIMIT caps it)
     >>> del os.environ[LIMIT_VARIABLE]
     """
     if fits(nbytes):
@@ -180,9 +197,9 @@ def transpose_bytes(G) -> int:
 
 def _scipy_pattern_bytes(G) -> int:
     """scipy's copy of the pattern (``scipy_cpu._csr``: float64 ones, and index arrays
-    of one type: the ids widened where the row pointers are int64)."""
+    of one type: the ids widened where the row pointers are wider)."""
     n, s, isize, psize, _ = _sizes(G)
-    return 8 * s + (s * (psize - isize) if psize != isize else 0)
+    return 8 * s + s * max(0, psize - isize)
 
 
 def bfs_bytes(G, executor, method: str = "auto") -> int:
@@ -191,39 +208,42 @@ def bfs_bytes(G, executor, method: str = "auto") -> int:
     ``"compiled"``: the int64 levels and parents (``16 n``), the search's work arrays
     (kept with the Graph: two bytemaps, two queues of ids, three bitmaps; for a pull, the
     heads and a bitmap of vertices with in-edges) and, directed and not push-only, the
-    transpose. ``"scipy"``: scipy's copy of the pattern and about ``48 n`` of orders,
-    predecessors and levels. ``"reference"``: python-graphblas matrices (8 bytes an entry
-    each, the transpose's too) and some ten int64 vectors.
+    transpose. ``"scipy"``: scipy's copy of the pattern, its order and predecessors and
+    the levels found from them (:data:`SCIPY_VERTEX_BYTES`). ``"reference"``: the
+    pattern as a graphblas matrix (8 bytes an entry and a vertex), the transpose's too,
+    and the vectors of the levels (:data:`REFERENCE_VERTEX_BYTES`).
     """
     path = path_of(executor)
     n, s, isize, psize, _ = _sizes(G)
     pulls = method != "push"
+    transpose = transpose_bytes(G) if pulls else 0
     if path == "compiled":
         work = 2 * n + 2 * (n + 1) * isize + 3 * n // 8 + psize * n
         if pulls:
             work += n * isize + n // 8
-        return 16 * n + work + (transpose_bytes(G) if pulls else 0)
+        return 16 * n + work + transpose
     if path == "scipy":
-        return _scipy_pattern_bytes(G) + 48 * n
+        return _scipy_pattern_bytes(G) + SCIPY_VERTEX_BYTES["bfs"] * n
     if path == "reference":
         matrices = 1 + (G.directed and pulls)
-        return matrices * (8 * s + 8 * n) + transpose_bytes(G) * pulls + 80 * n
+        return matrices * 8 * (s + n) + transpose + REFERENCE_VERTEX_BYTES["bfs"] * n
     return 0
 
 
 def msf_bytes(G, executor) -> int:
-    """Peak bytes of one spanning-forest call beyond the Graph, ``m = nstored / 2``
-    undirected edges of ``2 s + w`` bytes (ids, weight: 8 unweighted).
+    """Peak bytes of one spanning-forest call beyond the Graph: ``m = nstored / 2``
+    undirected edges of ``e = 2 s + w`` bytes (ids; weight, 8 unweighted).
 
-    ``"compiled"`` (:mod:`~lagraph_py.cpu_steps.msf`): on a graph the light pass takes
-    whole, the edge list (kept with the Graph), its ranking (``40 m``: keys, positions,
-    their sort) and Kruskal's gathered ends; else a byte per entry for the passes, the
-    light edges (about ``n``) with their ranking, and the heavy edges left after the
-    filter, at most half the edges on every generated class measured (13-33%) with a
-    key and a chunk position each. ``"scipy"``: the int64 ends and weights of the edges,
-    scipy's matrices of their ranks, the ranking (``40 m``) unless the edges come in
-    filtered chunks. ``"reference"``: int64 edge vectors and their rounds' copies. Each
-    adds the forest and the labels (``n (16 + w + 8)``).
+    ``"compiled"`` (:mod:`~lagraph_py.cpu_steps.msf`): where the light pass takes every
+    edge, the edge list (kept with the Graph), its ranking (``40 m``: keys, positions,
+    their sort) and Kruskal's gathered ends; else a byte an entry for the passes, the
+    light edges (about ``n``) with their ranking, and the heavy edges the filter leaves
+    (:data:`MSF_SURVIVORS`) with a key and a chunk position each. ``"scipy"``: the
+    entries' rows and the upper triangle's mask, the int64 ends and the weights of the
+    edges, then scipy's matrices of their ranks and the ranking (``72 m``), or on
+    graphs of over ``FILTER_DEGREE`` edges a vertex the keys and chunks of the filter
+    (``24 m``). ``"reference"``: the same edge arrays and the vectors of the rounds
+    (:data:`REFERENCE_VERTEX_BYTES`). Each adds the forest and the labels.
     """
     path = path_of(executor)
     n, s, isize, psize, wsize = _sizes(G)
@@ -233,43 +253,44 @@ def msf_bytes(G, executor) -> int:
     if path == "compiled":
         from .cpu_steps import msf as compiled
         if s <= compiled.SMALL or compiled.LIGHT * n >= compiled.ALL_AT * m:
-            work = m * (edge + 40 + 2 * isize + 8)
-        else:
-            light = min(m, int(compiled.LIGHT * n))
-            work = s + light * (edge + 40 + 2 * isize + 8) + (m // 2) * (edge + 25)
-    elif path == "scipy":
+            return m * (edge + 40 + 2 * isize + 8) + out
+        light = min(m, int(compiled.LIGHT * n))
+        survivors = int(MSF_SURVIVORS * m)
+        return s + light * (edge + 40) + survivors * (edge + 25) + out
+    edges = s * (isize + 1) + m * (16 + wsize + 8)
+    if path == "scipy":
         from .scipy_cpu import FILTER_DEGREE
-        work = s * (isize + 1) + m * (16 + wsize + 8)
-        work += m * (40 + 8 + 24) if m <= FILTER_DEGREE * n else m * 16
-    elif path == "reference":
-        work = s * (isize + 1) + m * (16 + w + 16 * 8)
-    else:
-        return 0
-    return work + out
+        return edges + m * (72 if m <= FILTER_DEGREE * n else 24) + out
+    if path == "reference":
+        return edges + REFERENCE_VERTEX_BYTES["msf"] * n + out
+    return 0
 
 
 def scc_bytes(G, executor) -> int:
     """Peak bytes of one strongly-connected-components call (directed ``G``) beyond the
     Graph.
 
-    ``"compiled"`` (:mod:`~lagraph_py.cpu_steps.scc`): the int64 labels, the degrees
-    (kept), the work arrays of Tarjan's algorithm and of the search (six of ids, the
-    arcs' positions), and the transpose where the search runs. ``"scipy"``: scipy's
-    copy of the pattern and some ``40 n``. ``"reference"``: the loop-free pattern and its
-    transpose as graphblas matrices (8 bytes an entry each) and some twenty int64
-    vectors.
+    ``"compiled"`` (:mod:`~lagraph_py.cpu_steps.scc`): the int64 labels, Tarjan's index
+    of each vertex and its depth-first stacks (touched only as deep as the search goes);
+    where the forward-backward search runs, its state and queues, the degrees (kept) and
+    the transpose. ``"scipy"``: scipy's copy of the pattern and its labels
+    (:data:`SCIPY_VERTEX_BYTES`). ``"reference"``: the loop-free pattern and its
+    transpose as graphblas matrices (8 bytes an entry and a vertex each), the transpose
+    Graph, and the vectors of the phases (:data:`REFERENCE_VERTEX_BYTES`).
     """
     path = path_of(executor)
     n, s, isize, psize, _ = _sizes(G)
     if path == "compiled":
         from .cpu_steps.scc import _UINT32_VERTICES, _search_pays
         rsize = 4 if n <= _UINT32_VERTICES else 8
-        search = transpose_bytes(G) if _search_pays(G) else 0
-        return 8 * n + 16 * n + n * (6 * rsize + psize + 1) + search
+        tarjan = 8 * n + n * (4 * rsize + psize)
+        if not _search_pays(G):
+            return tarjan
+        return tarjan + n * (1 + 2 * rsize + 16) + transpose_bytes(G)
     if path == "scipy":
-        return _scipy_pattern_bytes(G) + 40 * n
+        return _scipy_pattern_bytes(G) + SCIPY_VERTEX_BYTES["scc"] * n
     if path == "reference":
-        return 2 * (8 * s + 8 * n) + transpose_bytes(G) + 160 * n
+        return 16 * (s + n) + transpose_bytes(G) + REFERENCE_VERTEX_BYTES["scc"] * n
     return 0
 
 
@@ -277,15 +298,72 @@ def cc_bytes(G, executor) -> int:
     """Peak bytes of one connected-components call (undirected ``G``) beyond the Graph.
 
     ``"compiled"`` (:mod:`~lagraph_py.cpu_steps.components`): the int64 labels and the
-    union-find's trees (ids). ``"scipy"``: scipy's copy of the pattern and some ``40 n``.
-    ``"reference"``: the pattern as a graphblas matrix and FastSV's int64 vectors.
+    union-find's trees (ids). ``"scipy"``: as for :func:`scc_bytes`. ``"reference"``:
+    the pattern as a graphblas matrix and FastSV's vectors.
     """
     path = path_of(executor)
     n, s, isize, psize, wsize = _sizes(G)
     if path == "compiled":
         return 8 * n + n * isize
     if path == "scipy":
-        return _scipy_pattern_bytes(G) + 40 * n
+        return _scipy_pattern_bytes(G) + SCIPY_VERTEX_BYTES["scc"] * n
     if path == "reference":
-        return 8 * s + 8 * n + 12 * 8 * n
+        return 8 * (s + n) + REFERENCE_VERTEX_BYTES["cc"] * n
     return 0
+
+
+# ---------------------------------------------------------------------- what a Graph holds
+def footprint(G) -> dict[str, int]:
+    """Host bytes a Graph holds: its arrays (``indptr``, ``indices``, ``weights``), then
+    each derived form cached with it, by its cache key, for those that hold any (the
+    transpose, degrees, the cpu executor's patterns once a python-graphblas step made their
+    matrices, the compiled MSF's edge list of a sparse graph, the BFS work arrays ...).
+    Views of the Graph's own arrays cost nothing; device memory is not counted here
+    (``gpu_backend.storage.graph_bytes``).
+
+    Examples
+    --------
+    >>> import lagraph_py as lg
+    >>> G = lg.Graph.from_edges([0, 1, 2], [1, 2, 0], directed=True)
+    >>> footprint(G)
+    {'indptr': 16, 'indices': 12}
+    >>> _ = G.transpose()
+    >>> footprint(G)["transpose"]
+    28
+    """
+    own = {"indptr": G.indptr, "indices": G.indices, "weights": G.weights}
+    seen = {id(a) for a in own.values() if a is not None}
+    out = {name: a.nbytes for name, a in own.items() if a is not None}
+    for key, value in G._cache.items():
+        if not key.startswith("gpu."):
+            nbytes = _host_nbytes(value, seen)
+            if nbytes:
+                out[key] = nbytes
+    return out
+
+
+def _host_nbytes(x, seen: set) -> int:
+    """Bytes of the numpy and graphblas storage ``x`` reaches that ``seen`` (ids of base
+    arrays counted already) does not hold; adds what it counts to ``seen``."""
+    import graphblas as gb
+
+    from .graph import Graph
+
+    if isinstance(x, np.ndarray):
+        while isinstance(x.base, np.ndarray):
+            x = x.base
+        if id(x) in seen:
+            return 0
+        seen.add(id(x))
+        return x.nbytes
+    if isinstance(x, Graph):
+        return sum(_host_nbytes(a, seen) for a in (x.indptr, x.indices, x.weights)) + sum(
+            _host_nbytes(v, seen) for k, v in x._cache.items() if not k.startswith("gpu."))
+    if isinstance(x, (tuple, list)):
+        return sum(_host_nbytes(y, seen) for y in x)
+    if isinstance(x, gb.Matrix):
+        values = 0 if x.ss.is_iso else x.nvals * x.dtype.np_type.itemsize
+        return 8 * (x.nrows + 1 + x.nvals) + values
+    if isinstance(x, gb.Vector):
+        return x.size * (x.dtype.np_type.itemsize + 1)
+    return getattr(x, "nbytes", 0) if not isinstance(x, (int, float, bool)) else 0
