@@ -48,7 +48,7 @@ SCIPY_VERTEX_BYTES = {"bfs": 48, "scc": 16}
 #: Bytes a vertex of the reference executor's vectors over an algorithm's rounds, measured
 #: at their peak on the same graphs (python-graphblas 2025.2, SuiteSparse 9.4): many
 #: rounds on long-diameter graphs, few on Kronecker graphs, where these over-estimate.
-REFERENCE_VERTEX_BYTES = {"bfs": 80, "msf": 1300, "scc": 1400, "cc": 700}
+REFERENCE_VERTEX_BYTES = {"bfs": 300, "msf": 1300, "scc": 1400, "cc": 700}
 
 _MEMINFO = Path("/proc/meminfo")
 _CGROUP_FILES = ((Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory.current")),
