@@ -15,7 +15,9 @@ loads the compiled code by the same call on a Kronecker graph of scale 10 of the
 kind, then measures one call:
 
 - ``build``: ``Graph.from_edges`` of the generated edge list (uint32 ids, int32 weights):
-  the peak beyond the edge arrays;
+  the peak beyond the edge arrays; path ``compiled`` (the counting sort) and, as the
+  baseline, ``graphblas`` (SuiteSparse's build, which ``from_edges`` runs while the
+  compiled loops are not ready, and the only one before);
 - ``graph``: in the same process, what the Graph holds once the edge arrays are freed;
 - ``bfs`` (from the vertex of largest out-degree), ``msf``, ``scc`` (on the directed
   graph), ``cc``: one call of ``lg.bfs`` etc. on the Graph loaded from files, the peak
@@ -165,25 +167,27 @@ def run_stage(scale: int, kind: str, stage: str, path: str, folder: Path) -> lis
     """The rows of one stage (in this process, which should be fresh)."""
     graph = f"kron{scale}{kind}"
     if stage == "build":
+        build = (lg.Graph.from_edges if path == "compiled" else
+                 lambda s, d, w, n, directed: lg.Graph._from_coo_graphblas(n, s, d, w,
+                                                                           directed))
         n, src, dst, w, directed = kronecker_edges(WARM_SCALE, kind)
-        lg.Graph.from_edges(src, dst, w, n=n, directed=directed)            # warm up
+        build(src, dst, w, n=n, directed=directed)                           # warm up
         n, src, dst, w, directed = kronecker_edges(scale, kind)
         _trim()
         base = _status("VmRSS") - sum(a.nbytes for a in (src, dst, w) if a is not None)
         estimate = memory.build_bytes(n, src.size, directed, 0 if w is None else w.itemsize,
-                                      "compiled")
-        G, peak, seconds = peak_bytes(
-            lambda: lg.Graph.from_edges(src, dst, w, n=n, directed=directed))
-        save_graph(G, folder / graph)
+                                      path)
+        G, peak, seconds = peak_bytes(lambda: build(src, dst, w, n=n, directed=directed))
+        if path == "compiled":
+            save_graph(G, folder / graph)
         del src, dst, w
         _trim()
         held = _status("VmRSS") - base
-        common = dict(graph=graph, where="host", path="compiled", n=G.n,
-                      stored_entries=G.nstored)
+        common = dict(graph=graph, where="host", path=path, n=G.n, stored_entries=G.nstored)
         return [dict(common, stage="build", peak_bytes=peak, estimate_bytes=estimate,
                      seconds=seconds),
                 dict(common, stage="graph", peak_bytes=held, estimate_bytes=G.nbytes,
-                     seconds=None)]
+                     seconds=None)][:1 + (path == "compiled")]
     ex = _executor(path)
     n, src, dst, w, directed = kronecker_edges(WARM_SCALE, kind)
     _call(stage, lg.Graph.from_edges(src, dst, w, n=n, directed=directed), ex)  # warm up
@@ -228,8 +232,8 @@ def sweep(scales, stages, paths, gpu: bool, log=print) -> list[dict]:
         for scale in scales:
             for kind, kind_stages in KIND_STAGES.items():
                 for stage in (s for s in kind_stages if s in stages or s == "build"):
-                    where = ["compiled"] if stage == "build" else list(paths) + (
-                        ["gpu"] if gpu else [])
+                    where = ["compiled", "graphblas"] if stage == "build" else list(
+                        paths) + (["gpu"] if gpu else [])
                     for path in where:
                         rows += _child(scale, kind, stage, path, Path(tmp), log)
     return rows
