@@ -148,6 +148,7 @@ class SccSteps:
         cp.cumsum(A.indptr[q + 1] - A.indptr[q], out=start[1:])
         m = int(start[-1])                                       # sync (arcs)
         ensure_fits(signatures_working_set(n, m, q.size, idx), "scc_signatures")
+        pair = 2 * np.dtype(idx).itemsize
         arcs, spare = cp.empty((m, 2), dtype=idx), cp.empty((m, 2), dtype=idx)
         if m:
             g = _group_size(m, q.size)
