@@ -7,13 +7,11 @@ module texts name the thresholds):
 
 - int32 row pointers and ids, and int64 row pointers beside int32 ids (a Graph of over
   2^31 stored entries);
-- a grid of at most ``SMALL_GRAPH`` / ``SMALL`` stored entries (BFS in one compiled
-  search, MSF without the filter) and a Kronecker graph whose frontiers outgrow
-  ``SMALL_FRONTIER`` (the BFS group steps, the direction rule's pull levels and their
-  heads; MSF's light and heavy passes and rank chunks);
-- small random graphs with self-loops and parallel edges (SCC and a BFS pull level then
-  read copies of the adjacency and of the visited bitmap, where other graphs read the
-  Graph's own arrays);
+- a grid of at most ``SMALL`` stored entries (MSF without the filter) and a Kronecker
+  graph whose frontiers pull (BFS pull levels and the arrays they read; MSF's light and
+  heavy passes and rank chunks);
+- small random graphs with self-loops and parallel edges (SCC rounds then read a copy of
+  the adjacency, where other graphs read the Graph's own arrays);
 - BFS by every method, with levels and parents, levels only, parents only;
 - builds and transposes of every weight width (none, 4 and 8 bytes), from 32- and 64-bit
   ids, and MSF unweighted and with int32, int64, float32 and float64 weights;
@@ -45,12 +43,11 @@ from .algorithms.scc import scc
 from .graph import Graph
 
 #: Graph sizes: a grid of SIDE x SIDE vertices (under 2^15 stored entries) and Kronecker
-#: graphs of SCALE (2^14 vertices, about 2^19 stored entries: frontiers outgrow
-#: ``SMALL_FRONTIER``, so the direction rule pulls).
+#: graphs of SCALE (2^14 vertices, about 2^19 stored entries: from their largest hub the
+#: BFS direction rule pulls).
 SIDE, SCALE = 12, 14
 #: Vertices of the small random graphs with self-loops and parallel edges: their SCC
-#: rounds read the loop-free copy of the adjacency (a graph of one vertex: the same for
-#: BFS pull levels).
+#: rounds read the loop-free copy of the adjacency (also on a graph of one vertex).
 TANGLE = 40
 #: Nice increment of the background process: compiling waits for the user's work.
 NICENESS = 19

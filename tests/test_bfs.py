@@ -2,6 +2,7 @@
 Graph500 rules (twice: ``lagraph_py.validate.bfs`` and the independent
 ``oracles.check_bfs_parents``), result conventions and input validation."""
 
+import contextlib
 from unittest import mock
 
 import numpy as np
@@ -69,28 +70,55 @@ def test_kronecker_all_methods_agree_with_scipy(backend, directed):
         check_bfs_parents(G, s, lg.asnumpy(r.parent))
 
 
-#: The cpu executor's small-graph search as shipped (one compiled call on these graphs) and
-#: turned off (the algorithm text on the compiled group steps).
-SEARCHES = pytest.mark.parametrize("small_graph", [FusedCpuExecutor.small_graph, -1],
-                                   ids=["whole-search", "group-steps"])
-#: Push levels with a branch per edge on no graph, and on every graph.
-BRANCHES = pytest.mark.parametrize("branchless_degree", [np.inf, 0],
-                                   ids=["branchless", "branches"])
+def as_index_type(G, index_type):
+    """``G`` with its CSR arrays of ``index_type`` (the Graph's own choice is int32)."""
+    return lg.Graph(G.n, G.directed, G.indptr.astype(index_type),
+                    G.indices.astype(index_type), G.weights)
 
 
-@SEARCHES
-@BRANCHES
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(graphs(max_n=40), st.data())
-def test_fused_cpu_equals_reference_executor(small_graph, branchless_degree, G, data):
-    """The compiled group steps give the reference executor's levels, and valid parents."""
+#: Every level on every core (a pull level in blocks of one word, so that both cores take
+#: some).
+PARALLEL = {(fused_bfs, "PARALLEL_WORK"): 0, (fused_bfs, "PARALLEL_PROBES"): 0,
+            (fused_bfs, "PARALLEL_PUSH"): 1 << 62, (fused_bfs, "PULL_BLOCK"): 1}
+#: The direction changing as often as the search lets it: pull whatever it costs, back to
+#: push whenever the frontier shrinks.
+SWITCHING = {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
+             (fused_bfs, "PROBE_COST"): 0}
+#: Tunings of the cpu executor's compiled search, each a set of patches: as shipped,
+#: parallel, switching, both, and push levels with a branch per edge on every graph, and
+#: on none.
+TUNINGS = {
+    "shipped": {},
+    "parallel": PARALLEL,
+    "switching": SWITCHING,
+    "switching-parallel": SWITCHING | PARALLEL,
+    "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0},
+    "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf},
+}
+
+
+@contextlib.contextmanager
+def tuned(name):
+    with contextlib.ExitStack() as stack:
+        for (owner, attr), value in TUNINGS[name].items():
+            stack.enter_context(mock.patch.object(owner, attr, value))
+        yield
+
+
+@pytest.mark.parametrize("tuning", TUNINGS)
+@pytest.mark.parametrize("index_type", [np.int32, np.int64])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_n=150), st.data())
+def test_fused_cpu_equals_reference_executor(tuning, index_type, G, data):
+    """The compiled search gives the reference executor's levels and a valid BFS tree, for
+    every method and output, under every tuning, on either index type."""
     if G.n == 0:
         return
+    G = as_index_type(G, index_type)
     s = data.draw(st.integers(0, G.n - 1), label="source")
     for m in methods("cpu"):
         expected = lg.bfs(G, s, method=m, backend=CpuExecutor())
-        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph), \
-                mock.patch.object(fused_bfs, "BRANCHLESS_DEGREE", branchless_degree):
+        with tuned(tuning):
             r = lg.bfs(G, s, method=m)
             levels_only = lg.bfs(G, s, method=m, parents=False)
             parents_only = lg.bfs(G, s, method=m, levels=False)
@@ -98,29 +126,58 @@ def test_fused_cpu_equals_reference_executor(small_graph, branchless_degree, G, 
         lg.validate.bfs(G, s, r)
         assert levels_only.parent is None and parents_only.level is None
         np.testing.assert_array_equal(levels_only.level, expected.level, err_msg=m)
-        lg.validate.bfs(G, s, lg.BFSResult(s, r.level, parents_only.parent))
+        lg.validate.bfs(G, s, lg.BFSResult(s, None, parents_only.parent))
         for parent in (expected.parent, r.parent, parents_only.parent):
             check_bfs_parents(G, s, parent)
 
 
-@pytest.mark.parametrize("index_type", [np.int32, np.int64])
-def test_small_graph_search_is_one_call_without_steps(index_type):
-    """A small graph's auto and push BFS run no step (the whole search is one compiled
-    call), on either index type; a larger one runs the text."""
-    G = lg.generate.grid(30, 40)
-    G = lg.Graph(G.n, False, G.indptr.astype(index_type), G.indices.astype(index_type), None)
-    expected = bfs_levels(G, 7)
-    for m in ("auto", "push"):
-        with mock.patch.object(FusedCpuExecutor, "bfs_push_levels",
-                               side_effect=AssertionError):
-            r = lg.bfs(G, 7, method=m)
-        np.testing.assert_array_equal(r.level, expected)
-        lg.validate.bfs(G, 7, r)
-        with mock.patch.object(FusedCpuExecutor, "small_graph", G.nstored - 1), \
-                mock.patch.object(FusedCpuExecutor, "bfs_push_levels",
-                                  side_effect=AssertionError), \
-                pytest.raises(AssertionError):
-            lg.bfs(G, 7, method=m)
+@pytest.mark.parametrize("method", ["auto", "push", "pull"])
+def test_cpu_search_is_one_call_without_steps(method):
+    """Every cpu search, whatever the graph's size, runs no executor step: the whole
+    search is one compiled call."""
+    G = lg.generate.kronecker(12, 8, seed=1)
+    s = int(np.argmax(G.out_degree()))
+    steps = ("bfs_level", "bfs_push_levels", "bfs_pull_levels", "vxm", "mxv", "vector",
+             "assign", "to_dense")
+    with contextlib.ExitStack() as stack:
+        for step in steps:
+            stack.enter_context(mock.patch.object(FusedCpuExecutor, step,
+                                                  side_effect=AssertionError(step)))
+        r = lg.bfs(G, s, method=method)
+    np.testing.assert_array_equal(r.level, bfs_levels(G, s))
+
+
+def burst_ladder_burst(directed):
+    """A graph whose search from 0 pulls, pushes, then pulls again under the shipped rule:
+    0 and a clique of 20 (pulled at level 2), a ladder of 12 rungs (pushed, two vertices
+    a level joined by a rung), a hub with 30 leaves paired by edges (a frontier of many
+    edges, with edges inside the level) and a tail behind each leaf (pulled)."""
+    clique = np.arange(1, 21)
+    edges = [(0, v) for v in clique] + [(u, v) for u in clique for v in clique if u < v]
+    a, b = 21 + 2 * np.arange(12), 22 + 2 * np.arange(12)
+    edges += [(20, a[0]), (20, b[0])] + list(zip(a, b)) + list(zip(a, a[1:]))
+    edges += list(zip(b, b[1:]))
+    hub = 45
+    leaves, tails = hub + 1 + np.arange(30), hub + 31 + np.arange(30)
+    edges += [(a[-1], hub), (b[-1], hub)] + [(hub, v) for v in leaves]
+    edges += list(zip(leaves[::2], leaves[1::2])) + list(zip(leaves, tails))
+    src, dst = np.array(edges).T
+    if directed:                    # each edge both ways: pull levels read the transpose
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    return lg.Graph.from_edges(src, dst, directed=directed)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("tuning", ["shipped", "parallel"])
+def test_direction_changes_back_and_forth(directed, tuning):
+    """Pull, push, pull again: the second pull phase must not take again what the push
+    levels between took (same-level edges in the last push level would re-take them)."""
+    G = burst_ladder_burst(directed)
+    with tuned(tuning):
+        r = lg.bfs(G, 0)
+    np.testing.assert_array_equal(r.level, bfs_levels(G, 0))
+    lg.validate.bfs(G, 0, r)
+    check_bfs_parents(G, 0, r.parent)
 
 
 @pytest.mark.parametrize("make", [
@@ -129,33 +186,22 @@ def test_small_graph_search_is_one_call_without_steps(index_type):
     lambda: lg.generate.kronecker(15, 8, seed=1),
     lambda: lg.generate.kronecker(15, 8, seed=1, directed=True),
 ], ids=["road", "grid", "kronecker", "kronecker-directed"])
-@SEARCHES
-@BRANCHES
-def test_long_diameter_and_power_law_graphs(make, small_graph, branchless_degree):
-    """Graphs large enough for the parallel push and pull and the many-level loops."""
+@pytest.mark.parametrize("tuning", ["shipped", "parallel", "switching-parallel"])
+def test_long_diameter_and_power_law_graphs(make, tuning):
+    """Graphs large enough for the parallel levels and the direction switches as shipped,
+    from a hub and from a vertex of the fewest edges."""
     G = make()
-    s = int(np.argmax(G.out_degree()))
-    dist = csgraph.shortest_path(G.to_scipy().astype(bool), unweighted=True, indices=s,
-                                 directed=G.directed)
-    expected = np.where(np.isinf(dist), -1, dist).astype(np.int64)
-    for m in methods("cpu"):
-        with mock.patch.object(FusedCpuExecutor, "small_graph", small_graph), \
-                mock.patch.object(fused_bfs, "BRANCHLESS_DEGREE", branchless_degree):
-            r = lg.bfs(G, s, method=m)
-        np.testing.assert_array_equal(r.level, expected, err_msg=m)
-        lg.validate.bfs(G, s, r)
-        check_bfs_parents(G, s, r.parent)
-
-
-@pytest.mark.parametrize("method", ["push", "pull"])
-def test_cpu_runs_a_whole_search_in_one_group_step(method):
-    """No per-level step on the cpu for an explicit method: one multi-level group step."""
-    G = lg.Graph.from_edges(np.arange(199), np.arange(1, 200), directed=False)
-    ex = get_executor("cpu")
-    with mock.patch.object(type(ex), "bfs_level", side_effect=AssertionError), \
-            mock.patch.object(type(ex), "small_graph", -1):      # not the whole search
-        r = lg.bfs(G, 0, method=method)
-    np.testing.assert_array_equal(r.level, np.arange(200))
+    degree = G.out_degree()
+    for s in (int(np.argmax(degree)), int(np.argmin(np.where(degree > 0, degree, G.n)))):
+        dist = csgraph.shortest_path(G.to_scipy().astype(bool), unweighted=True, indices=s,
+                                     directed=G.directed)
+        expected = np.where(np.isinf(dist), -1, dist).astype(np.int64)
+        for m in methods("cpu"):
+            with tuned(tuning):
+                r = lg.bfs(G, s, method=m)
+            np.testing.assert_array_equal(r.level, expected, err_msg=m)
+            lg.validate.bfs(G, s, r)
+            check_bfs_parents(G, s, r.parent)
 
 
 def test_long_path(backend):
@@ -219,6 +265,15 @@ def test_bad_arguments(kwargs, err, words):
     G = lg.Graph.from_edges([0, 1], [1, 2], n=5)
     with pytest.raises(err, match=words):
         lg.bfs(G, **kwargs)
+
+
+@pytest.mark.parametrize("source, method", [(5, "auto"), (-1, "pull"), (0, "edge")])
+def test_cpu_search_step_checks_its_arguments(source, method):
+    """The compiled search indexes without bounds tests: its group step refuses a source
+    outside the graph or an unknown method itself."""
+    G = lg.Graph.from_edges([0], [1], n=5)
+    with pytest.raises(ValueError, match="source|method"):
+        FusedCpuExecutor().bfs_search(G, source, method, True, True)
 
 
 def test_gpu_only_methods_are_refused_on_cpu():

@@ -1,111 +1,147 @@
-"""The BFS group steps of the fused cpu executor: BFS levels as compiled loops (numba).
+"""The BFS group step of the fused cpu executor: the whole search as one compiled call.
 
-A small graph's whole search (:meth:`BfsSteps.bfs_search`, :data:`SMALL_GRAPH`) is one
-compiled push loop on numpy arrays; a larger one runs the algorithm text on the steps
-below.
+:meth:`BfsSteps.bfs_search` runs what the text of :mod:`lagraph_py.algorithms.bfs`
+stands for (push and pull levels, the direction rule between them, the dense results) in
+one call of :func:`_search`, on the Graph's CSR arrays (and its transpose's, for pull
+levels on a directed graph), with no python and no allocation between levels:
 
-A step updates the visited set (``parent``) and ``level`` in place as numpy arrays (their
-bitmap and values: :meth:`~.host_vector.HostVector.opened`) and returns the new frontier,
-the vertices of the last level, as a sparse :class:`~.host_vector.HostVector`. Push
-levels walk a queue of frontier vertices (a large frontier's out-edges are split over the
-cores and the new frontier is read off a bitmap, so that racing threads pick one parent
-each); pull levels scan a shrinking list of unvisited vertices, in parallel where it is
-long, each stopping at its first in-neighbour in the frontier, probing first the one with
-the most out-edges (found once per graph and cached with it).
+- a push (top-down) level walks a FIFO of frontier vertices that holds the levels in
+  order, appending each vertex it visits; on one core, or, where the frontier's out-edges
+  are many, on every core over slices of the frontier of equal edge counts, marking what
+  it visits in a byte map that then gives the next frontier, ascending, without repeats;
+- a pull (bottom-up) level goes over a bitmap of the unvisited vertices that have
+  in-edges (64 a word, skipping empty words), each stopping at its first in-neighbour in
+  the frontier (a bitmap), probing first its in-neighbour of most out-edges (a hub, likely
+  in the frontier; found once per graph and cached with it); on every core where it
+  probes many edges, each core taking every other block of words, which it alone writes;
+- the direction: where the text's rule would pull (a growing frontier whose out-edges
+  exceed the in-edges of the unvisited over :data:`~lagraph_py.algorithms.bfs.ALPHA`),
+  the search estimates the in-edges a pull level would probe, from a sample of vertices,
+  and pulls only if they are fewer than the frontier's out-edges, which a push level
+  scans; it goes back to push where the text's rule would (a shrinking frontier of under
+  n / :data:`~lagraph_py.algorithms.bfs.BETA` vertices), or once a pull level probed more
+  edges than the new frontier has. The counts are kept in the loop, and the queue turns
+  into a bitmap and back only where the direction changes.
 
-Queue positions, counts and the CSR arrays are unsigned in the loops (numba then indexes
-without a test for negative indices), and an absent level vector, or a level bitmap that
-follows the visited one, is passed as None (numba compiles a loop without those tests).
-
-Only the semirings of BFS (``any_secondi``: the parent id; ``any_pair``: 1) on int64
-vectors run compiled; anything else runs the primitive definition. The first call in a
-fresh environment compiles the loops it needs (about 3 s for a search with levels and
-parents on two cores, 5 s more for the pull loop and the other variants); numba caches
-them on disk, and a later process loads them in about 0.2 s.
+Parents and levels are written once per vertex, into outputs first filled with -1; a
+visited byte map says what is taken (racing cores may both take a vertex in a push level:
+either parent is valid, and the later write stays). The work arrays are made once per
+graph (:class:`_Scratch`). Queue positions, CSR arrays and bitmaps are unsigned in the
+loops (numba then indexes without a test for negative indices); counts of vertices and
+edges are int64. The first call in a fresh environment compiles the loops (about 15 s
+with the parallel ones; numba caches them on disk, and a later process loads them in
+about 0.5 s).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numba
 import numpy as np
 from numba import njit, prange
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..cpu import as_unsigned, csr_arrays, host_form
-from ..executor import PULL, PUSH, Executor, LevelStats
-from .host_vector import HostVector, _fill_absent, held, holder
+from .._checks import as_source
+from ..algorithms.bfs import ALPHA, BETA
+from ..cpu import as_unsigned
+from ..executor import PULL, PUSH
 
-#: Frontiers of up to this many vertices are pushed level after level in one compiled call:
-#: every level of a road network or grid, the first and last levels of a power-law graph.
-SMALL_FRONTIER = 8192
-#: A graph of at most this many stored entries is searched (``method`` "auto" or "push")
-#: in one compiled call, push only, from allocating the outputs to filling the unreached:
-#: there the steps' fixed cost (about 20 µs) exceeds the work, and pulling saves little.
-SMALL_GRAPH = 1 << 15
+#: Least frontier out-edges of a push level split over the cores, and least in-edges a pull
+#: level probes (its last level's count, else the estimate) for it to be: starting the
+#: threads costs microseconds on an idle machine, milliseconds on a busy one, and a
+#: parallel push level also gathers its new frontier from a byte map. A pull level, whose
+#: probes mostly wait on memory, gains from a second core's loads sooner (2^13 against
+#: 2^16: co-author network of 23k vertices 355 against 447 µs, email network 268 against
+#: 316 µs; on both cores).
+PARALLEL_WORK = 1 << 16
+PARALLEL_PROBES = 1 << 13
+#: A parallel push level reads its new frontier off a byte map (a pass over n bytes, 8 at
+#: a time): it runs only where the frontier's out-edges also exceed n / PARALLEL_PUSH.
+PARALLEL_PUSH = 16
 #: Push levels on a graph of fewer stored entries per vertex than this run without a branch
 #: per edge (:func:`_push_level`). There about every third edge finds a new vertex, in no
 #: pattern a branch predictor follows on an irregular graph: road-like graphs of 2.4-3.2
-#: entries per vertex searched 25-35% faster (115k vertices: 1.45 against 2.1 ms). Above
-#: it, on regular grids and meshes and on power-law graphs, where the test is mostly
-#: predictable, the edges' stores cost more (grid 55 x 55, 3.9 per vertex: 22 against
-#: 13 µs; Kronecker 12: 140 against 96 µs).
+#: entries per vertex searched 25-45% faster (115k vertices: 1.45 against 2.1 ms; 3k,
+#: from 256 distinct sources: 27 against 38 µs). Above it, on regular grids and meshes and
+#: on power-law graphs, where the test is mostly predictable, the edges' stores cost more
+#: (grid 55 x 55, 3.9 per vertex: 22 against 13 µs; Kronecker 12: 140 against 96 µs).
+#: (The same source searched again and again trains the branch predictor to the graph:
+#: time from distinct sources.)
 BRANCHLESS_DEGREE = 3.5
-#: Least work (edges to push, unvisited vertices to pull) of a level split over the cores:
-#: starting the threads costs microseconds on an idle machine, milliseconds on a busy one.
-PARALLEL_WORK = 1 << 16
-#: A parallel push level reads its new frontier off a bitmap (an O(n) scan); it runs only
-#: where the frontier's out-edges also exceed n / PARALLEL_PUSH.
-PARALLEL_PUSH = 16
+#: Where the text's rule would pull, the search first estimates the in-edges the pull level
+#: would probe from this many vertices spread over the ids (n / 16 on graphs of fewer than
+#: 16 times as many vertices), and pulls only if they are fewer than the frontier's
+#: out-edges, which a push level would scan; likewise it goes back to push where the last
+#: pull level probed more edges than the new frontier has. A pull level probes from one
+#: edge per unvisited vertex, on a Kronecker graph, whose unvisited vertices mostly
+#: neighbour a hub of the frontier, to most of their edges, on a web crawl or a social
+#: network, where the text's rule alone pulls at 2-3 times a push level's cost (cnr-2000:
+#: 3.7 against 1.2 ms, one core).
+PULL_SAMPLES = 1024
+#: What a pull level's probe of an in-edge costs, in edges a push level scans (on one core,
+#: 1.2 ns a probe against 1-3.5 ns an edge pushed, by the graph's locality).
+PROBE_COST = 1
+#: Words (64 vertices each) of the bitmaps a core takes at a time in a parallel pull level;
+#: the cores take every other block, so that a range of costly vertices is shared.
+PULL_BLOCK = 16
 
-_NONE = np.zeros(0, dtype=np.int64)      # stands for absent degrees or pull heads
-_NO_LIMIT = np.uint64(np.iinfo(np.int64).max)
+_AUTO, _PUSH, _PULL = 0, 1, 2
+_METHODS = {"auto": _AUTO, PUSH: _PUSH, PULL: _PULL}
 _ONE = np.uint64(1)                      # (unsigned arithmetic in the compiled loops)
-_PARALLEL_PUSH = np.uint64(PARALLEL_PUSH)
-
-
-@njit(cache=True)
-def _set_level(v, k, lbits, lvals):
-    """``level(v) = k``; return 1 if ``v`` is a new entry. No level vector: ``lvals`` is
-    None; a level bitmap that follows the visited one (copied afterwards) is None. (numba
-    compiles a loop for each case, without the tests.)"""
-    if lvals is None:
-        return 0
-    lvals[v] = k
-    if lbits is None or lbits[v]:
-        return 0
-    lbits[v] = True
-    return 1
+_WORD = np.uint64(64)
+_PACK = np.uint64(0x0102040810204080)    # (w * _PACK) >> 56: the low bits of w's 8 bytes
 
 
 @njit(cache=True, inline="always")
-def _push_level(indptr, indices, order, head, end, tail, visited, parents, secondi, lbits,
-                lvals, k, porder):
-    """Push the frontier ``order[head:end]`` one level, on one core: append the vertices
-    it visits to ``order`` from ``tail`` on; return the new ``tail`` and the number of
-    new level entries.
+def _visit(v, u, k, visited, parents, levels):
+    """Mark ``v`` visited from ``u`` at level ``k`` (an output not asked for is None:
+    numba compiles the loops without its test)."""
+    visited[v] = True
+    if parents is not None:
+        parents[v] = u
+    if levels is not None:
+        levels[v] = k
 
-    With an empty ``porder`` a vertex is tested and taken in one branch. Otherwise (an
-    array as long as ``order``, which then holds one slot more than there are vertices)
-    the edges run without a branch: each edge's head and tail are written at ``tail``,
-    which moves on only for a new vertex, and the parents and levels are set afterwards
-    from ``porder`` (:data:`BRANCHLESS_DEGREE` says where that pays).
-    """
-    nlevel = 0
-    if porder.size == 0:
-        while head < end:
-            u = order[head]
-            head += _ONE
-            for e in range(indptr[u], indptr[u + _ONE]):
-                v = indices[e]
-                if not visited[v]:   # (written out: a helper for this costs twice)
-                    visited[v] = True
-                    parents[v] = u if secondi else _ONE
-                    nlevel += _set_level(v, k, lbits, lvals)
+
+@njit(cache=True, inline="always")
+def _push_slice(indptr, indices, order, first, last, tail, visited, parents, levels, k,
+                reached):
+    """Push the frontier vertices ``order[first:last]``: append each vertex they visit to
+    ``order`` from ``tail`` on and return the new tail, or, given a byte map ``reached``
+    (cores pushing slices of one frontier), mark it there."""
+    for i in range(first, last):
+        u = order[i]
+        for e in range(indptr[u], indptr[u + _ONE]):
+            v = indices[e]
+            if not visited[v]:
+                _visit(v, u, k, visited, parents, levels)
+                if reached is None:
                     order[tail] = v
                     tail += _ONE
-        return tail, nlevel
-    start = tail
-    while head < end:
-        u = order[head]
-        head += _ONE
+                else:
+                    reached[v] = True
+    return tail
+
+
+@njit(cache=True, inline="always")
+def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, branchless,
+                porder):
+    """Push the frontier ``order[head:end]`` one level on one core, appending the vertices
+    it visits to ``order`` from ``end`` on; return the new end.
+
+    A vertex is tested and taken in one branch (:func:`_push_slice`), or, ``branchless``
+    (:data:`BRANCHLESS_DEGREE` says where that pays), the edges run without a branch:
+    each edge's head and tail are written at ``tail`` in ``order`` and ``porder`` (both
+    one slot longer than there are vertices), ``tail`` moving on only for a new vertex,
+    and the parents and levels are set afterwards from ``porder``.
+    """
+    if not branchless:
+        return _push_slice(indptr, indices, order, head, end, end, visited, parents, levels,
+                           k, None)
+    tail = end
+    for i in range(head, end):
+        u = order[i]
         for e in range(indptr[u], indptr[u + _ONE]):
             v = indices[e]
             new = not visited[v]
@@ -113,233 +149,386 @@ def _push_level(indptr, indices, order, head, end, tail, visited, parents, secon
             order[tail] = v
             porder[tail] = u
             tail += np.uint64(new)
-    for i in range(start, tail):
-        v = order[i]
-        parents[v] = porder[i] if secondi else _ONE
-        nlevel += _set_level(v, k, lbits, lvals)
-    return tail, nlevel
+    for i in range(end, tail):
+        _visit(order[i], porder[i], k, visited, parents, levels)
+    return tail
+
+
+@njit(cache=True)
+def _push_levels(indptr, indices, order, head, end, visited, parents, levels, k, branchless,
+                 porder, nq, growing, todo_count, max_degree, push_work, rule):
+    """Push levels ``k + 1, k + 2, ...`` on one core from the frontier ``order[head:end]``
+    (``nq`` vertices, ``growing`` or not): one, then on while the frontier neither may
+    have over ``push_work`` out-edges nor, where the rule is weighed (``rule``) and the
+    frontier grows, more than ``todo_count`` (the unvisited vertices with in-edges), the
+    cheapest pull level. Returns ``(head, end, k, nq, growing, todo_count)``."""
+    while True:
+        k += 1
+        tail = _push_level(indptr, indices, order, head, end, visited, parents, levels, k,
+                           branchless, porder)
+        last_nq, nq = nq, np.int64(tail - end)
+        todo_count -= nq
+        head, end, growing = end, tail, nq > last_nq
+        if (nq == 0 or nq * max_degree > push_work
+                or rule and growing and nq * max_degree > todo_count):
+            return head, end, k, nq, growing, todo_count
 
 
 @njit(cache=True, parallel=True)
-def _push_levels(indptr, indices, max_degree, branchless, queue, visited, parents, secondi,
-                 lbits, lvals, k0, limit, max_levels, in_deg, parallel_work):
-    """Push levels ``k0, k0+1, ...`` while ``0 < nq <= limit`` (at most ``max_levels``).
+def _push_level_parallel(indptr, indices, order, bounds, visited, reached, parents, levels,
+                         k):
+    """Push the frontier over every core, core ``c`` taking the vertices
+    ``order[bounds[c]:bounds[c + 1]]``; mark each vertex visited in ``reached`` (racing
+    cores may both take one: either parent is valid, and the byte map lists it once)."""
+    for c in prange(bounds.size - 1):
+        _push_slice(indptr, indices, order, bounds[c], bounds[c + 1], _ONE, visited,
+                    parents, levels, k, reached)
 
-    Returns ``(frontier, last level, new visited, new level entries, in-edges of the
-    visited)``; the frontier is :func:`_frontier` of the last level's vertices. The
-    in-edges are summed only where the frontier is not empty (the definition reports
-    none then).
 
-    The levels follow each other in one FIFO, ``order[head:tail]`` the frontier. Queue
-    positions, counts and the bounds (``max_degree``, ``limit``, ``max_levels``,
-    ``parallel_work``: uint64) are unsigned, as are the CSR arrays, so that numba indexes
-    without a test for negative indices; ``k`` and the counts of entries stay signed
-    (numba would compute a signed-unsigned mix in float64).
-    """
-    n = np.uint64(visited.size)
-    order = np.empty(n + _ONE, dtype=indices.dtype)
-    porder = np.empty(n + _ONE if branchless else np.uint64(0), dtype=indices.dtype)
-    start = np.uint64(queue.size)
-    for i in range(start):
-        order[i] = queue[i]
-    head, tail = np.uint64(0), start
-    k, levels, nlevel = k0 - 1, np.uint64(0), 0
-    while tail > head and tail - head <= limit and levels < max_levels:
-        k += 1
-        levels += _ONE
-        end = tail
-        work = np.uint64(0)
-        if (end - head) * max_degree > parallel_work:   # else small whatever it holds
-            for i in range(head, end):
-                work += indptr[order[i] + _ONE] - indptr[order[i]]
-        if work > parallel_work and work * _PARALLEL_PUSH > n:     # over the cores
-            reached = np.zeros(n, dtype=np.bool_)
-            for i in prange(end - head):
-                u = order[head + i]
-                for e in range(indptr[u], indptr[u + _ONE]):
-                    v = indices[e]
-                    if not visited[v]:    # racing threads may both pass: either parent is
-                        visited[v] = True  # valid, and v is listed once, off the bitmap
-                        parents[v] = u if secondi else _ONE
-                        reached[v] = True
-            for v in range(n):
+@njit(cache=True)
+def _edge_slices(indptr, order, head, end, work, cores):
+    """Bounds of ``cores`` consecutive slices of ``order[head:end]`` with about equal
+    out-edges (``work`` in all)."""
+    bounds = np.full(cores + 1, end, dtype=np.uint64)
+    bounds[0] = head
+    c, done = 1, 0
+    for i in range(head, end):
+        if c == cores:
+            break
+        if done * cores >= work * c:
+            bounds[c] = i
+            c += 1
+        u = order[i]
+        done += np.int64(indptr[u + _ONE] - indptr[u])
+    return bounds
+
+
+@njit(cache=True)
+def _collect(reached, order, tail):
+    """Append the vertices marked in the byte map ``reached`` (a multiple of 8 long) to
+    ``order`` from ``tail`` on, ascending, clearing the map; return the new tail."""
+    words = reached.view(np.uint64)
+    for w in range(words.size):
+        if words[w]:                        # (eight zero bytes at a time)
+            for v in range(w * 8, w * 8 + 8):
                 if reached[v]:
-                    nlevel += _set_level(v, k, lbits, lvals)
+                    reached[v] = False
                     order[tail] = v
                     tail += _ONE
-        else:
-            tail, added = _push_level(indptr, indices, order, head, end, tail, visited,
-                                      parents, secondi, lbits, lvals, k, porder)
-            nlevel += added
-        head = end
-    vin = 0
-    if tail > head and in_deg.size:
-        for i in range(start, tail):
-            vin += in_deg[order[i]]
-    return _frontier(order[head:tail], parents, secondi), k, tail - start, nlevel, vin
+    return tail
+
+
+@njit(cache=True, inline="always")
+def _first_in(tptr, tind, heads, front, u, none):
+    """``(p, probes)``: ``p`` the first in-neighbour of ``u`` in the bitmap ``front``, its
+    ``heads`` entry first (``none`` if there is none), found in ``probes`` tests."""
+    p = np.uint64(heads[u])
+    if front[p >> 6] >> (p & 63) & _ONE:
+        return p, 1
+    start, stop = tptr[u], tptr[u + _ONE]
+    e = start
+    while e < stop:
+        v = np.uint64(tind[e])
+        e += _ONE
+        if front[v >> 6] >> (v & 63) & _ONE:
+            return v, np.int64(e - start) + 1
+    return none, np.int64(e - start) + 1
 
 
 @njit(cache=True)
-def _search(indptr, indices, s, parents, lvals, branchless):
-    """A whole push BFS from ``s`` on one core: fill ``parents`` and ``lvals`` (None: no
-    levels), ``-1`` where unreached."""
-    n = parents.size
-    visited = np.zeros(n, dtype=np.bool_)
-    order = np.empty(n + 1, dtype=indices.dtype)
-    porder = np.empty(n + 1 if branchless else 0, dtype=indices.dtype)
-    visited[s], parents[s], order[0] = True, s, s
-    if lvals is not None:
-        lvals[s] = 0
-    head, tail, k = np.uint64(0), _ONE, 0
-    while tail > head:
-        k += 1
-        end = tail
-        tail, _ = _push_level(indptr, indices, order, head, end, end, visited, parents,
-                              True, None, lvals, k, porder)
-        head = end
-    _fill_absent(visited, parents, -1)
-    if lvals is not None:
-        _fill_absent(visited, lvals, -1)
+def _pull_cost(tptr, tind, heads, front, visited, samples):
+    """The in-edges a pull level from the bitmap ``front`` would probe, estimated from
+    ``samples`` vertices spread evenly over the ids (the unvisited among them probing as
+    a pull level would)."""
+    n = tptr.size - 1
+    none = np.uint64(n)
+    probes = 0
+    for i in range(samples):
+        u = np.uint64((2 * i + 1) * n // (2 * samples))
+        if not visited[u] and tptr[u + _ONE] > tptr[u]:
+            probes += _first_in(tptr, tind, heads, front, u, none)[1]
+    return probes * n // samples
+
+
+@njit(cache=True, inline="always")
+def _pull_words(indptr, tptr, tind, heads, has_in, first, last, fresh, todo, front, nxt,
+                visited, parents, levels, k):
+    """One pull level over the vertices of bitmap words ``first:last``: each vertex of
+    ``todo`` (unvisited, with in-edges) with an in-neighbour in ``front`` is visited from
+    the first such, its ``heads`` entry first, and moves from ``todo`` to ``nxt``.
+    ``fresh``: ``todo`` is yet to be made, from ``has_in`` (the vertices with in-edges)
+    and ``visited`` (a byte map, 64 bytes a word). Returns the vertices visited, their
+    in-edges and out-edges, and the in-edges probed."""
+    none = np.uint64(tptr.size - 1)
+    seen8 = visited.view(np.uint64)
+    awake, vin, vout, probes = 0, 0, 0, 0
+    for w in range(first, last):
+        if fresh:
+            seen = np.uint64(0)
+            for j in range(8):              # 8 bytes of 0 or 1 -> 8 bits, by a multiply
+                seen |= (seen8[w * 8 + j] * _PACK >> np.uint64(56)) << np.uint64(8 * j)
+            todo[w] = has_in[w] & ~seen
+        rest, found = todo[w], np.uint64(0)
+        while rest:
+            bit = trailing_zeros(rest)
+            rest &= rest - _ONE
+            u = np.uint64(w * 64) + bit
+            p, cost = _first_in(tptr, tind, heads, front, u, none)
+            probes += cost
+            if p < none:
+                _visit(u, p, k, visited, parents, levels)
+                found |= _ONE << bit
+                awake += 1
+                vin += np.int64(tptr[u + _ONE] - tptr[u])
+                vout += np.int64(indptr[u + _ONE] - indptr[u])
+        todo[w] ^= found
+        nxt[w] = found
+    return awake, vin, vout, probes
 
 
 @njit(cache=True)
-def _frontier(vertices, parents, secondi):
-    """``(indices, values)`` of the new frontier: the ``vertices`` ascending (uint64),
-    holding their parents or 1."""
-    indices = vertices.astype(np.uint64)
-    for i in range(1, indices.size):
-        if indices[i] < indices[i - 1]:
-            indices.sort()
-            break
-    if secondi:
-        return indices, parents[indices]
-    return indices, np.ones(indices.size, np.int64)
+def _pull_level(indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt, visited,
+                parents, levels, k):
+    """:func:`_pull_words` over every word, on one core."""
+    return _pull_words(indptr, tptr, tind, heads, has_in, 0, nxt.size, fresh, todo, front,
+                       nxt, visited, parents, levels, k)
+
+
+@njit(cache=True, parallel=True)
+def _pull_level_parallel(indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt,
+                         visited, parents, levels, k, block, cores):
+    """:func:`_pull_words` over ``cores`` cores, each taking every ``cores``-th block of
+    ``block`` words."""
+    words = nxt.size
+    nblocks = (words + block - 1) // block
+    awake, vin, vout, probes = 0, 0, 0, 0
+    for c in prange(cores):
+        for b in range(c, nblocks, cores):
+            a, i, o, p = _pull_words(indptr, tptr, tind, heads, has_in, b * block,
+                                     min(b * block + block, words), fresh, todo, front,
+                                     nxt, visited, parents, levels, k)
+            awake += a
+            vin += i
+            vout += o
+            probes += p
+    return awake, vin, vout, probes
 
 
 @njit(cache=True, parallel=True)
 def _pull_heads(tptr, tind, indptr):
-    """For each vertex, its in-neighbour with the most out-edges (-1 if none): a pull's
-    first probe, since a hub is likely in the frontier."""
+    """For each vertex, its in-neighbour with the most out-edges (0 if none), a pull's
+    first probe, since a hub is likely in the frontier; and the bitmap of the vertices
+    with in-edges."""
     n = tptr.size - 1
-    heads = np.full(n, -1, dtype=np.int64)
+    heads = np.zeros(n, dtype=tind.dtype)
     for v in prange(n):
-        most = -1
+        most = 0
         for e in range(tptr[v], tptr[v + 1]):
             u = tind[e]
             if indptr[u + 1] - indptr[u] > most:
                 most = indptr[u + 1] - indptr[u]
                 heads[v] = u
-    return heads
+    has_in = np.zeros((n + 63) // 64, dtype=np.uint64)
+    for w in prange(has_in.size):
+        for u in range(w * 64, min(w * 64 + 64, n)):
+            if tptr[u + 1] > tptr[u]:
+                has_in[w] |= _ONE << np.uint64(u - w * 64)
+    return heads, has_in
 
 
 @njit(cache=True)
-def _first_in(tptr, tind, heads, v, in_frontier):
-    if heads.size and heads[v] >= 0 and in_frontier[heads[v]]:
-        return heads[v]
-    for e in range(tptr[v], tptr[v + 1]):
-        if in_frontier[tind[e]]:
-            return tind[e]
-    return -1
+def _queue_to_bitmap(order, head, end, front):
+    """``front`` (cleared first) marks the vertices ``order[head:end]``."""
+    front[:] = 0
+    for i in range(head, end):
+        v = np.uint64(order[i])
+        front[v >> 6] |= _ONE << (v & 63)
 
 
-@njit(cache=True, parallel=True)
-def _pull_levels(tptr, tind, heads, queue, visited, parents, secondi, lbits, lvals, k0,
-                 min_nq, max_levels, in_deg, parallel_work):
-    """Pull levels ``k0, k0+1, ...`` until the frontier is empty, or is no larger than the
-    one before and holds fewer than ``min_nq`` vertices (at most ``max_levels``).
+@njit(cache=True)
+def _edge_sum(ptr, order, first, last):
+    """Stored entries of the rows ``order[first:last]`` of the CSR ``ptr``."""
+    total = 0
+    for i in range(first, last):
+        v = order[i]
+        total += np.int64(ptr[v + _ONE] - ptr[v])
+    return total
 
-    Returns what :func:`_push_levels` returns.
+
+@njit(cache=True)
+def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, levels,
+            bytemaps, queues, bitmaps, method, branchless, max_degree, alpha, beta, samples,
+            probe_cost, push_work, pull_work, pull_block, cores):
+    """BFS from ``s`` (``method``: ``_AUTO``, ``_PUSH`` or ``_PULL``): fill ``parents``
+    and ``levels`` (None: not asked for), -1 where unreached.
+
+    ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph),
+    ``heads``, ``has_in`` and ``with_in`` what pull levels read besides (:class:`_Pull`;
+    empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work
+    arrays (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex. ``alpha``,
+    ``beta``, ``samples`` and ``probe_cost`` weigh the direction rule; a push level of
+    over ``push_work`` frontier edges and a pull level of over ``pull_work`` probes (the
+    last level's, else the estimate) run on ``cores`` cores, a pull level in blocks of
+    ``pull_block`` words. The rule's counts are taken only where it is weighed, for a
+    growing frontier that may have more out-edges than a pull level costs at least (a
+    probe for each unvisited vertex with in-edges: ``todo_count``): its out-edges, and the
+    in-edges of the vertices the queue gained since the last count (``counted``).
     """
-    n = visited.size
-    in_frontier = np.zeros(n, dtype=np.bool_)
-    for u in queue:
-        in_frontier[u] = True
-    unvisited = np.empty(n, dtype=tind.dtype)   # ascending; no in-edge: never reached
-    nu = 0
-    for v in range(n):
-        if not visited[v] and tptr[v + 1] > tptr[v]:
-            unvisited[nu] = v
-            nu += 1
-    found = np.empty(nu, dtype=np.int64)
-    cur = queue.astype(np.int64)
-    nq, k, levels, nvisited, nlevel, vin = queue.size, k0 - 1, np.uint64(0), 0, 0, 0
-    while levels < max_levels:
-        k += 1
-        levels += _ONE
-        if nu > parallel_work:                                 # over the cores
-            for j in prange(nu):
-                found[j] = _first_in(tptr, tind, heads, unvisited[j], in_frontier)
-        else:
-            for j in range(nu):
-                found[j] = _first_in(tptr, tind, heads, unvisited[j], in_frontier)
-        for u in cur:
-            in_frontier[u] = False
-        nxt = np.empty(nu, dtype=np.int64)
-        m, keep = 0, 0
-        for j in range(nu):
-            v = unvisited[j]
-            if found[j] >= 0:
-                visited[v] = True
-                parents[v] = found[j] if secondi else 1
-                nlevel += _set_level(v, k, lbits, lvals)
-                vin += in_deg[v] if in_deg.size else 0
-                in_frontier[v] = True
-                nxt[m] = v
-                m += 1
+    n = np.uint64(indptr.size - 1)
+    nv = np.int64(n)
+    s = np.uint64(s)
+    visited, reached = bytemaps[0], bytemaps[1]
+    visited[:] = False
+    if parents is not None:
+        parents[:] = -1
+    if levels is not None:
+        levels[:] = -1
+    order = queues[0]                                     # the levels in order
+    porder = queues[1]                                    # (parents, if branchless)
+    todo, front, nxt = bitmaps[0], bitmaps[1], bitmaps[2]
+    fresh = True
+    _visit(s, s, 0, visited, parents, levels)
+    order[0] = s
+    head, end, counted, pushed = np.uint64(0), _ONE, np.uint64(0), np.uint64(0)
+    unexplored = np.int64(tptr[n])                        # in-edges of the unvisited
+    nq, k, growing, pulling = 1, 0, True, method == _PULL
+    todo_count = with_in - np.int64(tptr[s + _ONE] > tptr[s])   # unvisited, with in-edges
+    frontier_edges = -1                                   # out-edges (-1: not counted)
+    probes = nv                                           # of a pull level (a bound)
+    per_todo = 1.0                                        # its probes per unvisited vertex
+    while nq:
+        # a pull level costs a probe per unvisited vertex with in-edges at least (per_todo
+        # as last estimated), and the making (or a scan) of their bitmap; the frontier has
+        # at most nq * max_degree out-edges
+        scan = nv // (8 if fresh else 64)
+        least = (np.int64(per_todo * todo_count) + scan) * probe_cost
+        if method == _AUTO and not pulling and growing and nq * max_degree > least:
+            frontier_edges = _edge_sum(indptr, order, head, end)
+            unexplored -= _edge_sum(tptr, order, counted, end)
+            counted = end
+            if frontier_edges > least and frontier_edges * alpha > unexplored:
+                # the text's rule, and a pull may cost less: estimate what it costs
+                _queue_to_bitmap(order, head, end, front)
+                sampled = _pull_cost(tptr, tind, heads, front, visited, samples)
+                per_todo = max(1.0, sampled / max(todo_count, 1))
+                probes = sampled + scan
+                pulling = probes * probe_cost < frontier_edges
+                if pulling:
+                    head = end
+        if pulling:
+            k += 1
+            if not fresh:                       # taken off todo: the vertices pushed since
+                for i in range(pushed, end):
+                    v = np.uint64(order[i])
+                    todo[v >> 6] &= ~(_ONE << (v & 63))
+            if head < end:                                 # a queue becomes a bitmap
+                _queue_to_bitmap(order, head, end, front)
+                head = end
+            if probes > pull_work:                  # (the last level's, or estimated)
+                awake, vin, frontier_edges, probes = _pull_level_parallel(
+                    indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt, visited,
+                    parents, levels, k, pull_block, cores)
             else:
-                unvisited[keep] = v
-                keep += 1
-        nu = keep
-        nvisited += m
-        cur = nxt[:m]
-        if m == 0 or (m <= nq and m < min_nq):
-            break
-        nq = m
-    return _frontier(cur, parents, secondi), k, nvisited, nlevel, vin
+                awake, vin, frontier_edges, probes = _pull_level(
+                    indptr, tptr, tind, heads, has_in, fresh, todo, front, nxt, visited,
+                    parents, levels, k)
+            front, nxt = nxt, front
+            fresh = False
+            unexplored -= vin
+            last_nq, nq = nq, awake
+            todo_count -= nq
+            if method == _AUTO and (nq == 0 or nq <= last_nq and nq * beta < nv
+                                    or frontier_edges < probes * probe_cost):
+                pulling, growing = False, False           # back to push: a queue
+                for w in range(front.size):
+                    rest = front[w]
+                    while rest:
+                        order[end] = np.uint64(w * 64) + trailing_zeros(rest)
+                        end += _ONE
+                        rest &= rest - _ONE
+                counted = pushed = end
+            continue
+        if frontier_edges < 0 and nq * max_degree > push_work:
+            frontier_edges = _edge_sum(indptr, order, head, end)
+        if frontier_edges > push_work:
+            k += 1
+            bounds = _edge_slices(indptr, order, head, end, frontier_edges, cores)
+            _push_level_parallel(indptr, indices, order, bounds, visited, reached,
+                                 parents, levels, k)
+            tail = _collect(reached, order, end)
+            last_nq, nq = nq, np.int64(tail - end)
+            todo_count -= nq
+            head, end, growing = end, tail, nq > last_nq
+        else:                                 # (the levels that need no decision, at once)
+            head, end, k, nq, growing, todo_count = _push_levels(
+                indptr, indices, order, head, end, visited, parents, levels, k, branchless,
+                porder, nq, growing, todo_count, max_degree, push_work, method == _AUTO)
+        frontier_edges = -1
 
 
-def _branchless(indptr) -> bool:
-    """Whether push levels on this CSR run without a branch per edge (see
-    :data:`BRANCHLESS_DEGREE`)."""
-    return bool(indptr[-1] < BRANCHLESS_DEGREE * (indptr.size - 1))
 
 
-def _fusable(semiring, parent, level) -> bool:
-    return (semiring in ("any_secondi", "any_pair") and parent.dtype == np.int64
-            and (level is None or level.dtype == np.int64))
+class _Csr(NamedTuple):
+    """A Graph's CSR as :func:`_search` reads it, cached with the Graph."""
+
+    indptr: np.ndarray      #: unsigned views of the Graph's arrays (no copy)
+    indices: np.ndarray
+    max_degree: int         #: the most entries of a row
+
+    @classmethod
+    def of(cls, G) -> _Csr:
+        return cls(*as_unsigned(G.indptr, G.indices), int(np.diff(G.indptr).max(initial=0)))
 
 
-def _stats(method, nq, fe, vin, degrees) -> LevelStats:
-    """As the definitions count: an empty frontier ends push levels with no counts, pull
-    levels with the in-edges of everything they visited."""
-    if degrees is None:
-        return LevelStats(nq, 0, 0)
-    if nq == 0:
-        return LevelStats(0, 0, vin if method == PULL else 0)
-    return LevelStats(nq, fe, vin)
+class _Pull(NamedTuple):
+    """What pull levels read besides the CSR (:func:`_pull_heads`), cached with a Graph."""
+
+    heads: np.ndarray       #: each vertex's in-neighbour of most out-edges
+    has_in: np.ndarray      #: bitmap of the vertices with in-edges
+    with_in: int            #: how many they are
+
+    @classmethod
+    def of(cls, A: _Csr, AT: _Csr) -> _Pull:
+        return cls(*_pull_heads(AT.indptr, AT.indices, A.indptr),
+                   int(np.count_nonzero(np.diff(AT.indptr))))
+
+
+
+_NO_PULL = {size: _Pull(np.zeros(0, dtype=f"u{size}"), np.zeros(0, dtype=np.uint64), 0)
+            for size in (4, 8)}           # (for a search that never pulls)
+
+
+class _Scratch(NamedTuple):
+    """The work arrays of :func:`_search` on one Graph, cached with it: made once, since
+    the pages of a fresh array cost more to touch than a search of a few milliseconds
+    takes to fill them (and freeing several large arrays at once returns them to the
+    system)."""
+
+    bytemaps: np.ndarray    #: visited and reached, a byte a vertex (n rounded up to 64)
+    queues: np.ndarray      #: the queue of vertices and, branchless, their parents
+    bitmaps: np.ndarray     #: todo, front and next of pull levels
+
+    @classmethod
+    def of(cls, G) -> _Scratch:
+        words = (G.n + 63) // 64
+        return cls(np.zeros((2, 64 * words), dtype=np.bool_),
+                   np.empty((2, G.n + 1), dtype=f"u{G.indices.itemsize}"),
+                   np.empty((3, words), dtype=np.uint64))
 
 
 class BfsSteps:
-    """BFS group steps of :class:`~lagraph_py.cpu_steps.FusedCpuExecutor`.
+    """The BFS group step of :class:`~lagraph_py.cpu_steps.FusedCpuExecutor`.
 
     Examples
     --------
     >>> import lagraph_py as lg
-    >>> lg.bfs(lg.generate.grid(2, 3), 0).level      # backend="cpu" runs these steps
+    >>> lg.bfs(lg.generate.grid(2, 3), 0).level      # backend="cpu" runs this step
     array([0, 1, 2, 1, 2, 3])
     """
 
-    small_frontier = SMALL_FRONTIER
-    #: Least work of a level run on every core (see :data:`PARALLEL_WORK`).
-    parallel_work = PARALLEL_WORK
-    #: Graphs of at most this many stored entries are searched in one call (see
-    #: :data:`SMALL_GRAPH`).
-    small_graph = SMALL_GRAPH
-
     def bfs_search(self, G, source, method, levels, parents):
-        """The whole search as :meth:`Executor.bfs_search` defines it; on a graph of at
-        most :attr:`small_graph` stored entries (``method`` "auto" or "push") one compiled
-        push loop, without vectors or steps.
+        """The whole search as :meth:`Executor.bfs_search` defines it, in one compiled
+        call (:func:`_search`).
 
         Examples
         --------
@@ -348,79 +537,28 @@ class BfsSteps:
         >>> FusedCpuExecutor().bfs_search(lg.generate.grid(2, 2), 0, "auto", True, True)
         (array([0, 1, 1, 2]), array([0, 0, 0, 1]))
         """
-        if method not in ("auto", PUSH) or G.nstored > self.small_graph:
-            return super().bfs_search(G, source, method, levels, parents)
-        indptr, indices = G._cached("cpu.csr.unsigned",
-                                    lambda: as_unsigned(G.indptr, G.indices))
-        parent = np.empty(G.n, dtype=np.int64)
-        level = np.empty(G.n, dtype=np.int64) if levels else None
-        _search(indptr, indices, np.uint64(source), parent, level, _branchless(indptr))
-        return level, parent if parents else None
-
-    def bfs_level(self, A, AT, frontier, parent, level, k, method, semiring, degrees=None):
-        # one pull level runs as defined: SuiteSparse's pull exits early too, and the
-        # compiled pull's list of unvisited vertices (O(n)) pays off over several levels
-        if method != PUSH or not _fusable(semiring, parent, level):
-            return super().bfs_level(A, AT, frontier, parent, level, k, method, semiring,
-                                     degrees)
-        frontier, _, stats = self._run(PUSH, A, frontier, parent, level, k, semiring, _ONE,
-                                       _NO_LIMIT, degrees)
-        return frontier, stats
-
-    def bfs_push_levels(self, A, frontier, parent, level, k, semiring, limit, degrees=None):
-        if not _fusable(semiring, parent, level):
-            return super().bfs_push_levels(A, frontier, parent, level, k, semiring, limit,
-                                           degrees)
-        return self._run(PUSH, A, frontier, parent, level, k, semiring, _NO_LIMIT,
-                         limit, degrees)
-
-    def bfs_pull_levels(self, A, AT, frontier, parent, level, k, semiring, min_nq,
-                        degrees=None):
-        if self.auto_methods[PULL] != PULL or not _fusable(semiring, parent, level):
-            return super().bfs_pull_levels(A, AT, frontier, parent, level, k, semiring,
-                                           min_nq, degrees)
-        return self._run(PULL, AT, frontier, parent, level, k, semiring,
-                         _NO_LIMIT, min_nq, degrees, A)
-
-    def _run(self, method, M, frontier, parent, level, k, semiring, max_levels, bound,
-             degrees, A=None):
-        """Levels from ``k`` by ``method`` along the pattern ``M`` (a pull's ``M`` is the
-        transpose of ``A``); ``bound`` is the push limit or the pull's ``min_nq``. Returns
-        ``(frontier, last level, stats)``; ``max_levels`` is a uint64."""
-        with held(frontier, parent, level) as vectors:
-            frontier, parent, level = vectors
-            queue = frontier.indices()
-            if method == PUSH and not 0 < queue.size <= bound:
-                return Executor.bfs_push_levels(self, M, frontier, parent, level, k, semiring,
-                                                bound, degrees)
-            indptr, indices = csr_arrays(M, unsigned=True)
-            in_deg = _NONE if degrees is None else holder(degrees[1]).full_values()
-            secondi = semiring == "any_secondi"
-            if method == PUSH:
-                max_degree = host_form(M, "max_degree",
-                                       lambda: np.uint64(np.diff(indptr).max()))
-                loop, args = _push_levels, (indptr, indices, max_degree,
-                                            _branchless(indptr), queue)
-                bound = np.uint64(bound)
-            else:
-                heads = _NONE if A is None else host_form(
-                    M, "pull_heads",
-                    lambda: _pull_heads(indptr, indices, csr_arrays(A, unsigned=True)[0]))
-                loop, args = _pull_levels, (indptr, indices, heads, queue)
-                bound = float(bound)
-            # in a BFS the level bitmap is the visited one: copied once, after the loop
-            follows = level is not None and level.same_pattern(parent)
-            pbits, pvals = parent.opened()
-            lbits, lvals = (None, None) if level is None else level.opened()
-            (q, qvals), last_k, grown, nlevel, vin = loop(
-                *args, pbits, pvals, secondi, None if follows else lbits, lvals, k,
-                bound, max_levels, in_deg, np.uint64(self.parallel_work))
-            parent.added(int(grown))
-            if follows:
-                lbits[:] = pbits
-                level.added(int(grown), like=parent)
-            elif level is not None:
-                level.added(nlevel)
-            new = HostVector.sparse(pbits.size, q, qvals)
-        fe = int(holder(degrees[0]).full_values()[q].sum()) if degrees and q.size else 0
-        return new, last_k, _stats(method, q.size, fe, vin, degrees)
+        source = as_source(source, G.n)       # (the loops index without a bounds test)
+        if method not in _METHODS:
+            raise ValueError(f"the {self.name} executor has no BFS method {method!r}")
+        A = G._cached("cpu.bfs.csr", lambda: _Csr.of(G))
+        AT = A
+        if G.directed and method != PUSH:     # pull levels read the in-edges
+            AT = G._cached("cpu.bfs.csr.T", lambda: _Csr.of(G.transpose()))
+        # both outputs in one block, freed at once: two large arrays freed together make
+        # the C allocator give their pages back, and the next call pays to touch new ones
+        # (Kronecker 18: 1.7 ms, against 0.1 ms to fill reused memory)
+        out = np.empty((int(levels) + int(parents), G.n), dtype=np.int64)
+        level = out[0] if levels else None
+        parent = out[-1] if parents else None
+        pull = (_NO_PULL[A.indices.itemsize] if method == PUSH else
+                G._cached("cpu.bfs.pull", lambda: _Pull.of(A, AT)))
+        branchless = G.nstored < BRANCHLESS_DEGREE * G.n
+        push_work = max(PARALLEL_WORK, G.n // PARALLEL_PUSH)
+        # (no level of a small graph has the work to go parallel: no need to ask numba)
+        small = G.nstored + G.n <= min(PARALLEL_WORK, PARALLEL_PROBES)
+        work = G._cached("cpu.bfs.scratch", lambda: _Scratch.of(G))
+        _search(A.indptr, A.indices, AT.indptr, AT.indices, *pull, source, parent, level,
+                *work, _METHODS[method], branchless, A.max_degree, ALPHA, BETA,
+                min(PULL_SAMPLES, G.n // 16 + 1), PROBE_COST, push_work, PARALLEL_PROBES,
+                PULL_BLOCK, 1 if small else numba.get_num_threads())
+        return level, parent

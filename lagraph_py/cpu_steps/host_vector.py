@@ -2,16 +2,16 @@
 
 A python-graphblas call costs 5-10 µs, which is the whole of a small BFS's work; so
 :class:`~lagraph_py.cpu_steps.FusedCpuExecutor` keeps its vectors as :class:`HostVector`
-holders, which the compiled group steps read and update as numpy arrays, and hands a
+holders, which the compiled group steps make, read and fill as numpy arrays, and hands a
 holder's ``graphblas.Vector`` to the steps it inherits from the reference
 :class:`~lagraph_py.cpu.CpuExecutor` (:func:`on_graphblas`). A holder changes form in
 place, so every reference to it sees the change. Its forms:
 
 - *sparse*: ascending uint64 ``indices`` and their ``values`` (what :meth:`~HostVectorSteps.vector`
-  makes, and the frontiers the BFS steps return);
+  makes);
 - *bitmap*: a bool ``bitmap`` of length ``size`` (None when every index is present), the
-  ``values`` (length ``size``, arbitrary where absent) and ``nvals``: what a compiled step
-  updates in place (:meth:`HostVector.opened`);
+  ``values`` (length ``size``, arbitrary where absent) and ``nvals`` (what a consuming
+  :meth:`~HostVector.to_dense` takes from a graphblas form);
 - *graphblas*: a ``graphblas.Vector``.
 
 Changes of form hand arrays over without copying them where SuiteSparse allows (GxB
@@ -19,25 +19,20 @@ pack and unpack with ownership; a bitmap from SuiteSparse is copied on its way b
 holder owns its arrays: the readers (:meth:`HostVector.to_coo`, :meth:`HostVector.to_dense`)
 return copies, except that a consuming ``to_dense`` gives its values away.
 
-The first call in a fresh environment compiles the small loops here (filling, scattering,
-comparing: about 0.4 s together, for each value type; numba caches them on disk).
+The first call in a fresh environment compiles the filling loop here (about 0.2 s for each
+value type; numba caches it on disk).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 
 import numpy as np
 from graphblas import Vector
 from numba import njit
 
-from ..cpu import CpuExecutor, dense_array, take_arrays
+from ..cpu import CpuExecutor, take_arrays
 from ..executor import Executor
-
-# A holder's stamp changes whenever its contents may have; two holders that a step wrote
-# to the same indices share one (see HostVector.same_pattern).
-_STAMPS = itertools.count()
 
 
 class HostVector:
@@ -66,14 +61,13 @@ class HostVector:
     array([-1, 11, -1, 31, -1])
     """
 
-    __slots__ = ("_bitmap", "_indices", "_nvals", "_stamp", "_values", "_vector", "size")
+    __slots__ = ("_bitmap", "_indices", "_nvals", "_values", "_vector", "size")
 
     def __init__(self, vector: Vector):
         self.size: int = vector.size
         self._vector: Vector | None = vector
         self._indices = self._bitmap = self._values = None
         self._nvals = 0
-        self._stamp = next(_STAMPS)
 
     @classmethod
     def sparse(cls, size: int, indices: np.ndarray, values: np.ndarray) -> HostVector:
@@ -87,7 +81,7 @@ class HostVector:
         """
         u = cls.__new__(cls)
         u.size, u._vector, u._bitmap, u._nvals = size, None, None, 0
-        u._indices, u._values, u._stamp = indices, values, next(_STAMPS)
+        u._indices, u._values = indices, values
         return u
 
     @classmethod
@@ -104,7 +98,7 @@ class HostVector:
         """
         u = cls.__new__(cls)
         u.size, u._vector, u._indices = values.size, None, None
-        u._bitmap, u._values, u._stamp = bitmap, values, next(_STAMPS)
+        u._bitmap, u._values = bitmap, values
         u._nvals = (values.size if bitmap is None else
                     int(np.count_nonzero(bitmap)) if nvals is None else nvals)
         return u
@@ -144,7 +138,6 @@ class HostVector:
         """
         if self._values is not None:
             self._pack()
-        self._stamp = next(_STAMPS)                 # anything may now change the Vector
         return self._vector
 
     def indices(self) -> np.ndarray:
@@ -163,23 +156,6 @@ class HostVector:
         if self._bitmap is None:
             return np.arange(self.size, dtype=np.uint64)
         return np.flatnonzero(self._bitmap).view(np.uint64)
-
-    def full_values(self) -> np.ndarray:
-        """The values of a vector whose every index is present (read-only).
-
-        Free in the numpy forms; in the graphblas form a copy kept while the Vector lives
-        (:func:`~lagraph_py.cpu.dense_array`), free for the executor's degree vectors.
-
-        Examples
-        --------
-        >>> HostVector.dense(np.array([4, 5])).full_values()
-        array([4, 5])
-        """
-        if self._values is None:
-            return dense_array(self._vector)    # (raises where an entry is absent)
-        if self.nvals != self.size:
-            raise ValueError("full_values of a vector with absent entries")
-        return self._values
 
     def to_coo(self) -> tuple[np.ndarray, np.ndarray]:
         """New int64 ``indices`` (ascending) and ``values`` arrays of the present entries.
@@ -228,7 +204,7 @@ class HostVector:
         if consume:
             self._indices = np.empty(0, np.uint64)
             self._values = np.empty(0, out.dtype)
-            self._bitmap, self._nvals, self._stamp = None, 0, next(_STAMPS)
+            self._bitmap, self._nvals = None, 0
         return out
 
     def dup(self) -> HostVector:
@@ -248,61 +224,11 @@ class HostVector:
         return HostVector.dense(self._values.copy(), bitmap, self._nvals)
 
     # ------------------------------------------------------------------ writing (steps)
-    def opened(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(bitmap, values)`` of length ``size``, the holder's own (it takes the bitmap
-        form in place), for a compiled step to update; the step then calls :meth:`added`.
-
-        Examples
-        --------
-        >>> u = HostVector.sparse(3, np.array([1], np.uint64), np.array([5]))
-        >>> bitmap, values = u.opened()
-        >>> bitmap[2], values[2] = True, 6
-        >>> u.added(1)
-        >>> u.to_coo()
-        (array([1, 2]), array([5, 6]))
-        """
-        if self._values is None:
-            self._unpack()
-        if self._indices is not None:
-            bitmap = np.zeros(self.size, dtype=bool)
-            values = np.empty(self.size, dtype=self._values.dtype)
-            _scatter(self._indices, self._values, bitmap, values)
-            self._nvals = self._indices.size
-            self._indices, self._bitmap, self._values = None, bitmap, values
-        elif self._bitmap is None:
-            self._bitmap = np.ones(self.size, dtype=bool)
-        return self._bitmap, self._values
-
-    def added(self, count: int, *, like: HostVector | None = None) -> None:
-        """Record that the caller set ``count`` new entries in the arrays of :meth:`opened`;
-        ``like``: another holder that now holds exactly the same indices (as the caller
-        knows), which :meth:`same_pattern` then tells without a pass over both."""
-        self._nvals += count
-        self._stamp = next(_STAMPS) if like is None else like._stamp
-
-    def same_pattern(self, other: HostVector) -> bool:
-        """Whether both hold the same indices: free when a step said so (:meth:`added`)
-        and neither changed since, else one pass over both bitmaps (:meth:`opened`).
-
-        Examples
-        --------
-        >>> u = HostVector.sparse(3, np.array([1], np.uint64), np.array([5]))
-        >>> u.same_pattern(HostVector.sparse(3, np.array([1], np.uint64), np.array([0])))
-        True
-        """
-        if self._stamp == other._stamp:
-            return True
-        if self.nvals != other.nvals:
-            return False
-        if self._indices is not None and other._indices is not None:
-            return _equal(self._indices, other._indices)
-        return _equal(self.opened()[0], other.opened()[0])
-
     def set_full(self, values: np.ndarray) -> None:
         """Make this the full vector of ``values`` (taken, not copied: use them no more);
         in the graphblas form the Vector gets them when next read."""
         self._indices, self._bitmap, self._values = None, None, values
-        self._nvals, self._stamp = values.size, next(_STAMPS)
+        self._nvals = values.size
 
     # ------------------------------------------------------------------ changes of form
     def _pack(self) -> None:
@@ -326,7 +252,7 @@ class HostVector:
         """Graphblas -> the numpy form SuiteSparse held; the Vector stays, empty."""
         nvals = self._vector.nvals
         self._indices, self._bitmap, self._values = take_arrays(self._vector)
-        self._nvals, self._stamp = nvals, next(_STAMPS)
+        self._nvals = nvals
 
 
 class held:
@@ -341,11 +267,9 @@ class held:
     --------
     >>> v = Vector.from_coo([0], [1], size=3)
     >>> with held(v, None) as (u, nothing):
-    ...     bitmap, values = u.opened()
-    ...     bitmap[2], values[2] = True, 5
-    ...     u.added(1)
+    ...     u.set_full(np.array([1, 4, 5]))
     >>> v.to_coo()
-    (array([0, 2], dtype=uint64), array([1, 5]))
+    (array([0, 1, 2], dtype=uint64), array([1, 4, 5]))
     """
 
     __slots__ = ("given", "holders")
@@ -365,30 +289,11 @@ class held:
 
 
 @njit(cache=True)
-def _scatter(indices, values, bitmap, dense):
-    """``bitmap[i] = True`` and ``dense[i] = values[k]`` for each ``i = indices[k]``."""
-    for k in range(indices.size):
-        bitmap[indices[k]] = True
-        dense[indices[k]] = values[k]
-
-
-@njit(cache=True)
 def _fill_absent(bitmap, values, fill):
     """``values[i] = fill`` where ``bitmap[i]`` is False, in one pass."""
     for i in range(values.size):
         if not bitmap[i]:
             values[i] = fill
-
-
-@njit(cache=True)
-def _equal(a, b):
-    """Whether two 1-d arrays hold the same elements."""
-    if a.size != b.size:
-        return False
-    for i in range(a.size):
-        if a[i] != b[i]:
-            return False
-    return True
 
 
 def holder(u: HostVector | Vector) -> HostVector:
