@@ -11,7 +11,7 @@ Graphs: Graph500 Kronecker graphs of each scale (edge factor 16, seed 0, as
 uniform in ``[0, 2**31)``, ``kronS-directed`` (the arcs as drawn, for SCC).
 
 Stages, each in a fresh process (a child of this one) that reads its inputs first, then
-loads the compiled code by the same call on a Kronecker graph of scale 10 of the same
+loads the compiled code by the same call on a Kronecker graph of scale 16 of the same
 kind, then measures one call:
 
 - ``build``: ``Graph.from_edges`` of the generated edge list (uint32 ids, int32 weights):
@@ -67,8 +67,8 @@ PATHS = ("compiled", "scipy", "reference")
 KIND_STAGES = {"": ("build", "bfs", "msf", "cc"), "-int32": ("build", "msf"),
                "-directed": ("build", "bfs", "scc")}
 _KIND_ARGUMENT = {"": "plain", "-int32": "int32", "-directed": "directed"}
-#: Scale of the graphs of the warm-up calls.
-WARM_SCALE = 10
+#: Scale of the graphs of the warm-up calls (past the size thresholds of the loops).
+WARM_SCALE = 16
 INT32_WEIGHT_HIGH = 2**31
 
 

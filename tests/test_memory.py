@@ -288,20 +288,19 @@ MEASURE = textwrap.dedent("""
     from lagraph_py import memory
     from bench.memory import peak_bytes, _executor, _call
     gen = lg.generate
-    make = dict(  # a graph of each class, at (small, large) sizes
-        kron=lambda big, w, d: gen.kronecker(16 if big else 12, weights=w, directed=d),
-        road=lambda big, w, d: (gen.grid(256, 256, directed=True, orientation="random")
-                                if d else gen.road(256, 256, weights=w)) if big else
-                               (gen.grid(64, 64, directed=True, orientation="random")
-                                if d else gen.road(64, 64, weights=w)))
+    make = dict(  # a graph of each class (seeds: another one of the same kind and size)
+        kron=lambda seed, w, d: gen.kronecker(16, weights=w, directed=d, seed=seed),
+        road=lambda seed, w, d: gen.grid(256, 256, directed=True, orientation="random",
+                                         seed=seed) if d else
+                                gen.road(256, 256, weights=w, seed=seed))
     estimates = dict(bfs=memory.bfs_bytes, msf=memory.msf_bytes, scc=memory.scc_bytes,
                      cc=memory.cc_bytes)
     rows = []
     for kind, stage, path in {cases!r}:
         ex = _executor(path)
         weights, directed = ("uniform" if stage == "msf" else None), stage in ("scc", "bfs")
-        _call(stage, make[kind](False, weights, directed), ex)      # loads the loops
-        G = make[kind](True, weights, directed)
+        _call(stage, make[kind](1, weights, directed), ex)   # loads (or compiles) the loops
+        G = make[kind](0, weights, directed)
         estimate = estimates[stage](G, ex)                 # (before the call caches forms)
         _, peak, _ = peak_bytes(lambda: _call(stage, G, ex))
         rows.append([kind, stage, path, estimate, peak])
