@@ -295,34 +295,42 @@ MEASURE = textwrap.dedent("""
                                 gen.road(256, 256, weights=w, seed=seed))
     estimates = dict(bfs=memory.bfs_bytes, msf=memory.msf_bytes, scc=memory.scc_bytes,
                      cc=memory.cc_bytes)
-    rows = []
-    for kind, stage, path in {cases!r}:
-        ex = _executor(path)
-        weights, directed = ("uniform" if stage == "msf" else None), stage in ("scc", "bfs")
-        _call(stage, make[kind](1, weights, directed), ex)   # loads (or compiles) the loops
-        G = make[kind](0, weights, directed)
-        estimate = estimates[stage](G, ex)                 # (before the call caches forms)
-        _, peak, _ = peak_bytes(lambda: _call(stage, G, ex))
-        rows.append([kind, stage, path, estimate, peak])
-    print(json.dumps(rows))
+    kind, stage, path = {case!r}
+    ex = _executor(path)
+    weights, directed = ("uniform" if stage == "msf" else None), stage in ("scc", "bfs")
+    _call(stage, make[kind](1, weights, directed), ex)       # loads (or compiles) the loops
+    G = make[kind](0, weights, directed)
+    estimate = estimates[stage](G, ex)                     # (before the call caches forms)
+    _, peak, _ = peak_bytes(lambda: _call(stage, G, ex))
+    print(json.dumps([kind, stage, path, estimate, peak]))
 """)
 
 
 def measured(cases) -> list:
-    """``[kind, stage, path, estimate, peak]`` of each case, measured in a fresh process."""
+    """``[kind, stage, path, estimate, peak]`` of each case, each measured in a fresh
+    process (in one process, what earlier cases left with the allocator and the threads
+    moved peaks by up to 2 MB)."""
     if not os.access("/proc/self/clear_refs", os.W_OK):
         pytest.skip("peaks are measured by resetting /proc/self/clear_refs")
-    code = MEASURE.format(root=str(ROOT), cases=cases)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=dict(os.environ, **{compilation.MODE_VARIABLE: "foreground"}))
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.splitlines()[-1])
+    rows = []
+    for case in cases:
+        done = subprocess.run([sys.executable, "-c", MEASURE.format(root=str(ROOT), case=case)],
+                              capture_output=True, text=True,
+                              env=dict(os.environ, **{compilation.MODE_VARIABLE: "foreground"}))
+        assert done.returncode == 0, done.stderr[-3000:]
+        rows.append(json.loads(done.stdout.splitlines()[-1]))
+    return rows
 
 
 #: The estimates may exceed the measured peaks by this factor at most (a DFS stack whose
 #: pages a shallow search never touches, the MSF filter's survivors on Kronecker graphs)
-#: and fall below them by 1 / LOW at most.
-HIGH, LOW = 3.0, 1.25
+#: and fall below them by 1 / LOW at most, give or take SLACK bytes (the measurements of
+#: one case in fresh processes varied by 0.2 MB).
+HIGH, LOW, SLACK = 3.0, 1.25, 1 << 19
+
+
+def close(estimate: int, peak: int) -> bool:
+    return peak / LOW - SLACK <= estimate <= HIGH * peak + SLACK
 
 
 @pytest.mark.parametrize("path", list(EXECUTORS))
@@ -330,7 +338,7 @@ def test_estimates_follow_the_measured_peaks(path):
     kinds = ("kron",) if path == "reference" else ("kron", "road")   # (its rounds: slow)
     cases = [(k, s, path) for k in kinds for s in ("bfs", "msf", "scc", "cc")]
     for kind, stage, _, estimate, peak in measured(cases):
-        assert peak / LOW <= estimate <= HIGH * peak, (kind, stage, estimate, peak)
+        assert close(estimate, peak), (kind, stage, estimate, peak)
 
 
 def test_build_estimates_follow_the_measured_peaks():
@@ -361,7 +369,7 @@ def test_build_estimates_follow_the_measured_peaks():
                           env=dict(os.environ, **{compilation.MODE_VARIABLE: "foreground"}))
     assert done.returncode == 0, done.stderr[-3000:]
     for kind, path, estimate, peak in json.loads(done.stdout.splitlines()[-1]):
-        assert peak / LOW <= estimate <= HIGH * peak, (kind, path, estimate, peak)
+        assert close(estimate, peak), (kind, path, estimate, peak)
 
 
 # ---------------------------------------------------------------------- gpu accounting
