@@ -148,16 +148,18 @@ def test_cpu_search_is_one_call_without_steps(method):
 
 
 def burst_ladder_burst(directed):
-    """A graph whose search from 0 pulls, pushes, then pulls again under the shipped rule:
-    0 and a clique of 20 (pulled at level 2), a ladder of 12 rungs (pushed, two vertices
-    a level joined by a rung), a hub with 30 leaves paired by edges (a frontier of many
-    edges, with edges inside the level) and a tail behind each leaf (pulled)."""
-    clique = np.arange(1, 21)
+    """A graph whose search from 0 pulls, pushes, then pulls again as shipped: 0 and a
+    clique of 20 (level 1), 40 vertices joined to two clique vertices each (pulled), a
+    ladder of 12 rungs (pushed, two vertices a level joined by a rung), a hub with 30
+    leaves paired by edges (a frontier of more edges than what is left has, some within
+    its level) and a tail behind each leaf (pulled)."""
+    clique, fan = np.arange(1, 21), np.arange(21, 61)
     edges = [(0, v) for v in clique] + [(u, v) for u in clique for v in clique if u < v]
-    a, b = 21 + 2 * np.arange(12), 22 + 2 * np.arange(12)
-    edges += [(20, a[0]), (20, b[0])] + list(zip(a, b)) + list(zip(a, a[1:]))
+    edges += [(u, v) for v in fan for u in clique[[v % 20, (3 * v + 1) % 20]]]
+    a, b = 61 + 2 * np.arange(12), 62 + 2 * np.arange(12)
+    edges += [(fan[-1], a[0]), (fan[-1], b[0])] + list(zip(a, b)) + list(zip(a, a[1:]))
     edges += list(zip(b, b[1:]))
-    hub = 45
+    hub = 85
     leaves, tails = hub + 1 + np.arange(30), hub + 31 + np.arange(30)
     edges += [(a[-1], hub), (b[-1], hub)] + [(hub, v) for v in leaves]
     edges += list(zip(leaves[::2], leaves[1::2])) + list(zip(leaves, tails))

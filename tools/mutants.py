@@ -92,25 +92,59 @@ MUTATIONS = (
         "fused push takes the frontier's last vertex as every parent, and validate.bfs "
         "forgets the parent edge rule: only an independent parent check sees it",
         FUSED_BFS,
-        "visited[v] = True\n                    parents[v] = u if",
-        "visited[v] = True\n                    parents[v] = order[end - _ONE] if",
+        "_visit(v, u, k, visited, parents, levels)\n                if reached is None:",
+        "_visit(v, order[last - _ONE], k, visited, parents, levels)\n"
+        "                if reached is None:",
         [BFS], more=[Edit("lagraph_py/validate.py", BFS_PARENT_EDGE,
                           "has_parent_edge[cols] = True")]),
     _mutation(
         "bfs-fused-branchless-parent",
         "branchless push levels give every vertex of a level the level's first parent",
         FUSED_BFS,
-        "parents[v] = porder[i] if secondi else _ONE",
-        "parents[v] = porder[start] if secondi else _ONE",
+        "_visit(order[i], porder[i], k, visited, parents, levels)",
+        "_visit(order[i], porder[end], k, visited, parents, levels)",
         [BFS]),
     _mutation(
         "bfs-fused-push-levels-level",
-        "the compiled push levels number their first level k0 + 1 (k starts at k0)",
+        "the compiled serial push levels number their first level k, not k + 1",
         FUSED_BFS,
-        "k, levels, nlevel = k0 - 1, np.uint64(0), 0",
-        "k, levels, nlevel = k0, np.uint64(0), 0",
+        "        k += 1\n        tail = _push_level(indptr, indices, order, head, end, visited, "
+        "parents, levels, k,\n                           branchless, porder)\n",
+        "        tail = _push_level(indptr, indices, order, head, end, visited, parents, "
+        "levels, k,\n                           branchless, porder)\n        k += 1\n",
         [f"{BFS}::test_fused_cpu_equals_reference_executor",
          f"{BFS}::test_long_diameter_and_power_law_graphs"]),
+    _mutation(
+        "bfs-fused-pull-head-unchecked",
+        "a pull level takes each vertex's head (its in-neighbour of most out-edges) as its "
+        "parent without looking whether the head is in the frontier",
+        FUSED_BFS,
+        "    if front[p >> 6] >> (p & 63) & _ONE:\n        return p, 1\n",
+        "    if True:\n        return p, 1\n",
+        [f"{BFS}::test_fused_cpu_equals_reference_executor"]),
+    _mutation(
+        "bfs-fused-second-pull-phase",
+        "a pull phase after push levels keeps the vertices those levels visited among the "
+        "unvisited, and may visit them again",
+        FUSED_BFS,
+        "                    todo[v >> 6] &= ~(_ONE << (v & 63))\n",
+        "",
+        [f"{BFS}::test_direction_changes_back_and_forth"]),
+    _mutation(
+        "bfs-fused-work-arrays-kept",
+        "the work arrays kept with the Graph carry the last search's visited vertices into "
+        "the next search",
+        FUSED_BFS,
+        "    visited[:] = False\n",
+        "",
+        [f"{BFS}::test_fused_cpu_equals_reference_executor"]),
+    _mutation(
+        "bfs-fused-parallel-frontier",
+        "a parallel push level leaves its byte map set, so the next one lists vertices again",
+        FUSED_BFS,
+        "                    reached[v] = False\n",
+        "",
+        [f"{BFS}::test_fused_cpu_equals_reference_executor"], k="parallel"),
     _mutation(
         "bfs-reference-level-mask",
         "the reference bfs_level writes level k on the old frontier instead of the new one",

@@ -466,8 +466,6 @@ def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, lev
         frontier_edges = -1
 
 
-
-
 class _Csr(NamedTuple):
     """A Graph's CSR as :func:`_search` reads it, cached with the Graph."""
 
@@ -491,7 +489,6 @@ class _Pull(NamedTuple):
     def of(cls, A: _Csr, AT: _Csr) -> _Pull:
         return cls(*_pull_heads(AT.indptr, AT.indices, A.indptr),
                    int(np.count_nonzero(np.diff(AT.indptr))))
-
 
 
 _NO_PULL = {size: _Pull(np.zeros(0, dtype=f"u{size}"), np.zeros(0, dtype=np.uint64), 0)
