@@ -62,7 +62,6 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np

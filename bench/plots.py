@@ -141,6 +141,33 @@ def plot_timeline(levels: list[dict], path, title: str) -> Path:
     return _save(fig, path)
 
 
+MEMORY_STAGES = ("build", "graph", "bfs", "msf", "scc", "cc")
+
+
+def plot_memory(rows: list[dict], path, title: str) -> Path:
+    """Peak bytes per stored entry against stored entries (log x), a panel per stage of
+    ``bench/memory.py``: one line per graph kind (``kronS``, ``-int32``, ``-directed``)
+    and path (host compiled, scipy, reference, SuiteSparse's build; gpu)."""
+    stages = [s for s in MEMORY_STAGES if any(r["stage"] == s for r in rows)]
+    fig, axes = plt.subplots(1, len(stages), figsize=(3.6 * len(stages), 3.8), squeeze=False)
+    for ax, stage in zip(axes[0], stages):
+        series = defaultdict(list)
+        for r in rows:
+            if r["stage"] == stage:
+                kind = re.sub(r"^kron\d+", "kron", r["graph"])
+                where = r["path"] if r["where"] == "host" else "gpu"
+                series[f"{kind} {where}"].append((r["stored_entries"], r["bytes_per_entry"]))
+        for name, points in sorted(series.items()):
+            x, y = zip(*sorted(points))
+            ax.plot(x, y, marker="o", label=name)
+        ax.set(xscale="log", title=stage, xlabel="stored entries", ylabel="peak bytes / entry")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6)
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
 def _save(fig, path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

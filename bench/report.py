@@ -10,6 +10,9 @@ method, seconds (median), min_s, max_s, n, nstored, device. The formats it knows
   ``method``, seconds;
 - the GPU BFS study (``bench/gpu_bfs.py``): ``graphs`` -> ``methods`` -> median_ms.
 
+Memory files (``bench/memory.py``: ``"kind": "memory"``) hold peaks, not times:
+:func:`load_results` leaves them out and :func:`load_memory` reads them.
+
 :func:`write_report` draws, per file, time against size and the speed-ups over each
 baseline, and a BFS level timeline of the largest traced graph of each family (``kron``,
 ``grid``, ...), into ``docs/images/``; then rewrites
@@ -48,6 +51,8 @@ def load_results(folder) -> list[dict]:
     out = []
     for path in sorted(Path(folder).glob("*.json")):
         payload = json.loads(path.read_text())
+        if _is_memory(payload):
+            continue
         rows = _rows(payload, gpu_file=path.stem.startswith("gpu"))
         if not rows:
             continue
@@ -57,6 +62,39 @@ def load_results(folder) -> list[dict]:
                         rows=rows, traces=payload.get("traces", {}) if isinstance(
                             payload, dict) else {}))
     return out
+
+
+def _is_memory(payload) -> bool:
+    return isinstance(payload, dict) and payload.get("kind") == "memory"
+
+
+def load_memory(folder) -> list[dict]:
+    """Every memory file of ``folder`` (``bench/memory.py``) as ``dict(file, device,
+    date, commit, rows)``."""
+    out = []
+    for path in sorted(Path(folder).glob("*.json")):
+        payload = json.loads(path.read_text())
+        if _is_memory(payload):
+            date, commit = _provenance(path, payload)
+            out.append(dict(file=path.name, device=payload.get("device", ""), date=date,
+                            commit=commit, rows=payload["rows"]))
+    return out
+
+
+def memory_table(rows: list[dict]) -> list[str]:
+    """Markdown lines: per graph kind, stage and path, the peak bytes per stored entry at
+    the largest scale measured, and the estimate's ratio to it."""
+    largest = max(r["stored_entries"] for r in rows if not r["graph"].endswith("directed"))
+    scale = next(r["graph"] for r in rows if r["stored_entries"] == largest)
+    scale = re.match(r"kron\d+", scale)[0]
+    lines = [f"| graph ({scale}) | stage | where | path | peak | bytes / entry | estimate / peak |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if re.match(r"kron\d+", r["graph"])[0] == scale:
+            lines.append(f"| {r['graph']} | {r['stage']} | {r['where']} | {r['path']} | "
+                         f"{r['peak_bytes'] / 2**20:.0f} MiB | {r['bytes_per_entry']:.2f} | "
+                         f"{r['estimate_bytes'] / max(r['peak_bytes'], 1):.2f} |")
+    return lines
 
 
 def _rows(payload, gpu_file: bool) -> list[dict]:
@@ -179,6 +217,15 @@ def write_report(results, images, readme) -> list[Path]:
                 shown.append(figures[-1])
         section += [f"![{p.stem}]({Path(os.path.relpath(p, readme.parent)).as_posix()})"
                     for p in shown] + [""]
+    for res in load_memory(results):
+        stem = Path(res["file"]).stem
+        figure = plots.plot_memory(res["rows"], images / f"{stem}.png",
+                                   f"{stem}: {res['device']}")
+        figures.append(figure)
+        section += [f"**{res['file']}** (peak memory): {res['device']}; {res['date']}, "
+                    f"commit {res['commit']}.", "", *memory_table(res["rows"]), "",
+                    f"![{stem}]({Path(os.path.relpath(figure, readme.parent)).as_posix()})",
+                    ""]
     text = readme.read_text()
     if START not in text or END not in text:
         raise ValueError(f"{readme} has no results section: add the lines {START!r} and "

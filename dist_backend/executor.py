@@ -230,7 +230,7 @@ class PrimitiveSteps(Executor):
         their indices as a list or as a bitmap of their range, whichever is smaller in
         all (a bitmap of whole bytes: the ranges start at multiples of 64), and their
         values only if ``values``."""
-        xp, ex = self.xp, self.exchange
+        xp = self.xp
         idx, vals = self.local.to_coo(u.local)
         total = self.nvals(u)
         entry = np.dtype(np.int32 if u.size <= np.iinfo(np.int32).max else np.int64).itemsize

@@ -24,7 +24,7 @@ import graphblas as gb
 import numpy as np
 
 from lagraph_py import generate
-from lagraph_py._checks import as_count, as_id_array, as_weight_array, index_dtype
+from lagraph_py._checks import as_count, as_id_array, as_weight_array, index_dtypes
 
 from .exchange import Exchange
 
@@ -166,7 +166,7 @@ class DistGraph:
         indptr = G.indptr[lo:hi + 1].astype(np.int64) - a
         weights = None if G.weights is None else G.weights[a:b].copy()
         return cls(ex, G.n, G.directed, bounds, indptr,
-                   G.indices[a:b].astype(index_dtype(G.n, 0)), weights)
+                   G.indices[a:b].astype(index_dtypes(G.n, 0)[1]), weights)
 
     @classmethod
     def kronecker(cls, scale, edgefactor=16, seed=0, *, weights=None, directed=False,
@@ -298,7 +298,7 @@ def _local_rows(received, lo: int, hi: int, n: int):
         raise MemoryError(f"not enough memory for this rank's part: {hi - lo:,} rows "
                           f"(CSR row pointers) and {rows.size:,} stored entries") from None
     indptr = np.asarray(csr["indptr"]).astype(np.int64)
-    indices = np.asarray(csr["col_indices"]).astype(index_dtype(n, 0))
+    indices = np.asarray(csr["col_indices"]).astype(index_dtypes(n, 0)[1])
     weights = None
     if w is not None:
         values = np.asarray(csr["values"])

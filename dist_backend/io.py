@@ -112,14 +112,14 @@ def _line_start(f, x: int, start: int, size: int) -> int:
 
 
 def _check_repeats(ex: Exchange, path, h, rows, cols, lines) -> None:
-    """Each entry to the rank of its pair's smaller index (its row in a general file),
-    which raises naming the first repeat it holds."""
+    """Each entry (0-based ``rows``, ``cols``) to the rank of its pair's smaller index
+    (its row in a general file), which raises naming the first repeat it holds."""
     key = rows if h.symmetry == "general" else np.minimum(rows, cols)
-    bounds = partition(h.nrows + 1, ex.size)
+    bounds = partition(h.nrows, ex.size)
     to = owner(bounds, key)
     order = np.argsort(to, kind="stable")
     (r, c, at), _ = ex.alltoallv([rows[order], cols[order], lines[order]],
                                  np.bincount(to, minlength=ex.size))
     with ex.guard():
         first = np.argsort(at, kind="stable")                  # file order
-        lgio.check_repeats(path, h, r[first], c[first], at[first])
+        lgio.check_repeats(path, h, r[first] + 1, c[first] + 1, at[first])

@@ -248,6 +248,15 @@ def _host_load(A, h) -> tuple[int, int]:
     return int(d.sum()), int(d.max())
 
 
+def working_set(n: int, index_dtype, blocks: int = 0) -> int:
+    """Device bytes of one search's scratch on ``n`` vertices (kept with the graph; the
+    int64 outputs included), besides the CSR, its transpose and their pull lists:
+    status, queues, degrees and outputs per vertex, the frontier bitmaps, a word per
+    block (``blocks``), the hub cache and the control words."""
+    per_vertex = 4 + 2 * np.dtype(index_dtype).itemsize + 16 + 16
+    return n * per_vertex + 8 * ((n + 31) // 32) + 8 * (blocks + HC + _SEARCH_CTL) + 16
+
+
 class _SearchPlan:
     """What the whole search (bfs.cu ``search``) needs of a graph, kept with it: the kernel
     and its grid, the leading fields of its argument (the graph's device arrays: CSR, the
@@ -264,9 +273,7 @@ class _SearchPlan:
         self.kernel = _module.kernel("search", I)
         self.blocks = _module.resident_blocks(self.kernel, -(-n // ex.block), ex.block)
         words = (n + 31) // 32
-        per_vertex = 4 + 2 * I.itemsize + 16 + 16     # status, queues, degrees, outputs
-        ensure_fits(n * per_vertex + 8 * words + 8 * (self.blocks + HC + _SEARCH_CTL) + 16,
-                    "bfs_search")
+        ensure_fits(working_set(n, I, self.blocks), "bfs_search")
         self.st = cp.empty(n, dtype=np.int32)
         self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32),     # bits
                         cp.empty(2 * n, dtype=I), cp.empty(2 * n, dtype=np.int64),  # queues

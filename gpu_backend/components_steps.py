@@ -59,7 +59,7 @@ class ComponentsSteps:
         if A.n != n:
             raise ValueError(f"connected_components: the matrix has {A.n} rows, n is {n}")
         cached = getattr(A, "_cc_buffers", None)
-        ensure_fits(8 * n + (0 if cached else n * np.dtype(A.index_dtype).itemsize),
+        ensure_fits(working_set(n, A.index_dtype, cached is not None),
                     f"connected components of {n:,} vertices")
         label = cp.empty(n, dtype=np.int64)
         if n:
@@ -73,6 +73,13 @@ class ComponentsSteps:
         out = GpuVector(n, label, nvals=n)
         out.absent = -1                       # none absent: presence is label != -1
         return out
+
+
+def working_set(n: int, index_dtype, cached: bool = False) -> int:
+    """Device bytes of one call on ``n`` vertices besides the CSR: the int64 labels and,
+    unless ``cached`` with the matrix, the union-find's array (the warp rows, a few,
+    besides)."""
+    return 8 * n + (0 if cached else n * np.dtype(index_dtype).itemsize)
 
 
 def _buffers(A) -> tuple[cp.ndarray, cp.ndarray]:

@@ -91,6 +91,29 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
 
     name = "gpu"
 
+    @property
+    def memory_limit(self) -> int | None:
+        """Bytes of GPU memory the steps may hold at once: the limit of CuPy's default
+        memory pool (None: none, the device's free memory bounds them). Every step checks
+        its working set against what the limit leaves before it allocates, and raises
+        MemoryError naming both numbers where it would not fit
+        (:func:`~gpu_backend.storage.ensure_fits`).
+
+        Examples
+        --------
+        >>> from lagraph_py.executor import get_executor
+        >>> gpu = get_executor("gpu")
+        >>> gpu.memory_limit = 8 << 30          # 8 GiB for this process's device arrays
+        >>> gpu.memory_limit
+        8589934592
+        >>> gpu.memory_limit = None
+        """
+        return int(cp.get_default_memory_pool().get_limit()) or None
+
+    @memory_limit.setter
+    def memory_limit(self, nbytes: int | None) -> None:
+        cp.get_default_memory_pool().set_limit(size=0 if nbytes is None else int(nbytes))
+
     # ---------------------------------------------------------------- storage
     def matrix(self, G, *, transpose=False, loops=True) -> DeviceMatrix:
         return device_matrix(G, transpose=transpose, loops=loops)

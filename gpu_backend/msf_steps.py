@@ -34,7 +34,7 @@ import cupy as cp
 import numpy as np
 
 from . import _module
-from .storage import ensure_fits
+from .storage import device_index_dtype, ensure_fits
 
 #: The first phase runs on the lightest ``LIGHT_PER_VERTEX * n`` edges (a forest has < n).
 #: 1 was fastest on Kronecker 20..22 and the 2000x2000 grid on an H100 (tried 1, 2, 3, 5;
@@ -64,7 +64,8 @@ def _candidate_bytes(index_dtype) -> int:
 
 def working_set(n: int, m: int, index_dtype, weighted: bool, cached: bool) -> int:
     """Device bytes one call needs for ``n`` vertices and ``m`` undirected edges: the
-    per-graph edge list unless ``cached`` (see :meth:`MsfSteps.spanning_forest`)."""
+    per-graph edge list unless ``cached`` (see :meth:`MsfSteps.spanning_forest`; 4-byte
+    weights count as 8: their rank is computed from an 8-byte copy)."""
     isize = np.dtype(index_dtype).itemsize
     per_edge = 2 * _candidate_bytes(index_dtype)
     per_vertex = isize + 80
@@ -124,8 +125,8 @@ def _weight_rank(w, m: int, bits: int) -> cp.ndarray:
         return cp.zeros(m, dtype=np.uint64)
     if w.size and w.dtype.kind != "f":
         lo, hi = int(w.min()), int(w.max())                     # sync (once per graph)
-        if hi - lo < (1 << bits) - 1:
-            return w.view(np.uint64) - np.uint64(lo % 2**64)     # exact mod 2**64
+        if hi - lo < (1 << bits) - 1:                           # exact mod 2**64:
+            return w.astype(np.int64, copy=False).view(np.uint64) - np.uint64(lo % 2**64)
     return cp.searchsorted(cp.unique(w), w).astype(np.uint64)
 
 
@@ -162,7 +163,8 @@ class MsfSteps:
         wdtype = G.weights.dtype if G.weighted else np.dtype(np.int64)
         cached = _EDGE_LIST in G._cache
         m = G._cache[_EDGE_LIST].m if cached else G.nstored // 2
-        ensure_fits(working_set(n, m, G.index_dtype, G.weighted, cached),
+        ensure_fits(working_set(n, m, device_index_dtype(G.indptr, G.indices), G.weighted,
+                                cached),
                     f"msf of {n:,} vertices and {m:,} edges")
         A = self.matrix(G)
         E = G._cached(_EDGE_LIST, lambda: _edge_list(A, G))

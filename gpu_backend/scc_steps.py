@@ -63,6 +63,19 @@ HOST_NS_PER_ITEM = 16
 _NEVER = (1 << 63) - 1
 
 
+def trim_working_set(n: int, index_dtype) -> int:
+    """Device bytes of one trim on ``n`` vertices besides the CSR and its transpose: the
+    vertices left (values and presence), the status, two counters and two queues per
+    vertex, the control words."""
+    return n * (4 + 5 * np.dtype(index_dtype).itemsize + 9) + 64
+
+
+def signatures_working_set(n: int, m: int, q: int, index_dtype) -> int:
+    """Device bytes of one signatures call on ``q`` of ``n`` vertices with ``m`` arcs among
+    them: the arcs gathered twice, the signatures and the queue twice, in pairs of ids."""
+    return (2 * m + n + q) * 2 * np.dtype(index_dtype).itemsize + 64
+
+
 def _group_size(edges: int, vertices: int) -> int:
     """Lanes per vertex: the power of two nearest above the average degree, at most 32."""
     g = 1
@@ -95,8 +108,7 @@ class SccSteps:
         n, idx = A.n, A.index_dtype
         if A.n + A.nstored <= self.scc_host_items:
             return self._host_trim(A, AT, active, label)
-        isz = np.dtype(idx).itemsize
-        ensure_fits(n * (4 + 5 * isz + 9) + 64, "scc_trim")
+        ensure_fits(trim_working_set(n, idx), "scc_trim")
         q = active.queue(idx)                                    # sync (size)
         left_values = cp.empty(n, dtype=np.int64)
         left = cp.zeros(n, dtype=bool)
@@ -135,8 +147,8 @@ class SccSteps:
         start = cp.zeros(q.size + 1, dtype=np.int64)             # each row's first arc
         cp.cumsum(A.indptr[q + 1] - A.indptr[q], out=start[1:])
         m = int(start[-1])                                       # sync (arcs)
+        ensure_fits(signatures_working_set(n, m, q.size, idx), "scc_signatures")
         pair = 2 * np.dtype(idx).itemsize
-        ensure_fits((2 * m + n + q.size) * pair + 64, "scc_signatures")   # arcs x2, sig, q x2
         arcs, spare = cp.empty((m, 2), dtype=idx), cp.empty((m, 2), dtype=idx)
         if m:
             g = _group_size(m, q.size)

@@ -1,8 +1,10 @@
 """Device-resident graph storage, built once per :class:`~lagraph_py.Graph` and cached on it.
 
 A :class:`DeviceMatrix` is the CSR pattern of a graph (rows = out-edges) or of its
-transpose (rows = in-edges, i.e. CSC of the graph), with int32 indices where they fit and
-int64 otherwise (the graph's own index type). The COO row array (edge-centric BFS) and a
+transpose (rows = in-edges, i.e. CSC of the graph), with index arrays of one type, as the
+kernels read them: int32 where the graph's row pointers and ids are int32, else int64
+(a graph of over ``2**31 - 1`` stored entries keeps int32 ids on the host, beside int64
+row pointers; on the device both are int64). The COO row array (edge-centric BFS) and a
 ``cupyx.scipy.sparse.csr_matrix`` view (for users and the naive SpMV baseline) are built on
 first use, and so are the pull lists of the BFS (:meth:`DeviceMatrix.pull_lists`) and the
 chunks of its long rows (:func:`long_row_chunks`). Everything is cached in ``G._cached``, so
@@ -34,9 +36,9 @@ class DeviceMatrix:
         self.loops = loops
         self.n = int(indptr.size - 1)
         self.nstored = int(indices.size)
-        self.index_dtype = indices.dtype
-        self.indptr = cp.asarray(indptr)
-        self.indices = cp.asarray(indices)
+        self.index_dtype = device_index_dtype(indptr, indices)
+        self.indptr = cp.asarray(indptr.astype(self.index_dtype, copy=False))
+        self.indices = cp.asarray(indices).astype(self.index_dtype, copy=False)
         deg = np.diff(indptr)
         #: out-degree (rows) at or above which a vertex counts as a hub (bfs.cu hub cache)
         self.hub_deg = int(max(32, np.partition(deg, -HUB_SLOTS)[-HUB_SLOTS]
@@ -139,9 +141,21 @@ def long_row_chunks(M: DeviceMatrix) -> tuple[cp.ndarray, cp.ndarray]:
     return chunks
 
 
+def device_index_dtype(indptr, indices) -> np.dtype:
+    """The one index type of the device arrays of a CSR whose host arrays are of these
+    types: the wider of the two."""
+    return np.promote_types(indptr.dtype, indices.dtype)
+
+
 def free_bytes() -> int:
-    """Device memory free for new arrays: the device's free bytes plus the CuPy pool's."""
-    return int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
+    """Device memory free for new arrays: the device's free bytes plus the CuPy pool's,
+    or, where the pool has a limit (:meth:`GpuExecutor.memory_limit
+    <gpu_backend.GpuExecutor.memory_limit>`), what the limit leaves, if less."""
+    pool = cp.get_default_memory_pool()
+    free = int(cp.cuda.runtime.memGetInfo()[0]) + int(pool.free_bytes())
+    if pool.get_limit():
+        free = min(free, int(pool.get_limit()) - int(pool.used_bytes()))
+    return free
 
 
 def ensure_fits(nbytes: int, what: str) -> None:
@@ -150,6 +164,36 @@ def ensure_fits(nbytes: int, what: str) -> None:
     free = free_bytes()
     if nbytes > free:
         raise MemoryError(f"{what} needs {nbytes:,} bytes of GPU memory; {free:,} are free")
+
+
+def graph_bytes(G) -> int:
+    """Device bytes held with ``G``: the allocations of every device array its cache
+    reaches through this package's objects (device matrices and what was built on them,
+    degree vectors, the BFS search's scratch, the MSF edge list), each counted once.
+
+    With the working set of a call (``working_set`` of each steps module), what a call
+    holds on the device at its peak; the gpu runner of ``bench/memory.py`` reports both.
+    """
+    allocations: dict[int, int] = {}
+
+    def visit(x) -> None:
+        if isinstance(x, cp.ndarray):
+            allocations[x.data.mem.ptr] = x.data.mem.size
+        elif isinstance(x, (tuple, list)):
+            for y in x:
+                visit(y)
+        elif isinstance(x, dict):
+            for y in x.values():
+                visit(y)
+        elif type(x).__module__.startswith(__package__):
+            names = getattr(type(x), "__slots__", ()) or vars(x)
+            for name in names:
+                visit(getattr(x, name, None))
+
+    for key, value in G._cache.items():
+        if key.startswith("gpu."):
+            visit(value)
+    return sum(allocations.values())
 
 
 def _matrix_key(transposed: bool, loops: bool) -> str:

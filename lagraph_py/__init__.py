@@ -12,7 +12,7 @@ Examples
 4
 """
 
-from . import generate, validate
+from . import generate, memory, validate
 from .algorithms.bfs import bfs
 from .algorithms.components import connected_components
 from .algorithms.msf import msf
@@ -24,7 +24,7 @@ from .results import BFSResult, MSFResult, SCCResult, asnumpy
 
 __all__ = [
     "Graph", "bfs", "msf", "scc", "connected_components", "asnumpy", "read_mtx",
-    "read_edgelist", "write_mtx", "generate", "validate", "BFSResult", "MSFResult",
+    "read_edgelist", "write_mtx", "generate", "memory", "validate", "BFSResult", "MSFResult",
     "SCCResult", "compile_cpu_loops",
 ]
 __version__ = "0.1.0"

@@ -7,13 +7,26 @@ import operator
 import numpy as np
 
 INT32_MAX = np.iinfo(np.int32).max
+#: A graph of at most this many vertices stores its column indices (vertex ids) as int32,
+#: a larger one as int64. Tests lower it to reach int64 ids on small graphs.
+INT32_IDS_MAX = INT32_MAX
+#: A graph of at most this many stored entries stores its row pointers as int32, a larger
+#: one as int64 (its ids stay int32 if they fit). Tests lower it to reach int64 row
+#: pointers on small graphs.
+INT32_OFFSETS_MAX = INT32_MAX
+#: Weight types a Graph keeps as given; other integer types widen to int64, other real
+#: types to float64.
+WEIGHT_TYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32),
+                np.dtype(np.float64))
 
 
 def as_id_array(x, name: str) -> np.ndarray:
-    """Return ``x`` as a new 1-D int64 array of vertex ids, or raise naming ``name``.
+    """Return ``x`` as a 1-D array of vertex ids of 4 or 8 bytes, or raise naming ``name``.
 
-    Integer arrays of any width are accepted; floats, booleans and objects are not,
-    so a silent truncation can never turn ``2.7`` into vertex 2.
+    Integer arrays of any width are accepted; floats, booleans and objects are not, so
+    a silent truncation can never turn ``2.7`` into vertex 2. An array of int32, uint32,
+    int64 or uint64 (contiguous, native byte order) is returned as it is, not copied:
+    read it, never write to it. Narrower ids become int32.
     """
     arr = np.asarray(x)
     if arr.ndim != 1:
@@ -22,17 +35,23 @@ def as_id_array(x, name: str) -> np.ndarray:
         return np.empty(0, dtype=np.int64)
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must hold integer vertex ids, got dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr, arr.dtype.newbyteorder("=") if arr.itemsize >= 4
+                               else np.int32)
     if arr.dtype == np.uint64 and arr.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{name} holds ids larger than int64 can represent")
-    out = arr.astype(np.int64, copy=True)
-    if out.min() < 0:
-        k = int(np.argmin(out))
-        raise ValueError(f"{name}[{k}] = {out[k]} is a negative vertex id")
-    return out
+    if arr.dtype.kind == "i" and arr.min() < 0:
+        k = int(np.argmin(arr))
+        raise ValueError(f"{name}[{k}] = {arr[k]} is a negative vertex id")
+    return arr
 
 
 def as_weight_array(x, length: int, name: str = "weight") -> np.ndarray:
-    """Return ``x`` as a new int64 or float64 array of finite edge weights."""
+    """Return ``x`` as a 1-D array of finite edge weights of a type in :data:`WEIGHT_TYPES`.
+
+    An array of such a type (contiguous, native byte order) is returned as it is, not
+    copied: read it, never write to it. Other integer types are copied to int64, other
+    real types to float64.
+    """
     arr = np.asarray(x)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
@@ -44,16 +63,17 @@ def as_weight_array(x, length: int, name: str = "weight") -> np.ndarray:
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
         raise TypeError(f"{name} must be integer or real, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.integer):
-        if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
-            raise ValueError(f"{name} holds values larger than int64 can represent")
-        return arr.astype(np.int64, copy=True)
-    out = arr.astype(np.float64, copy=True)
-    bad = ~np.isfinite(out)
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise ValueError(f"{name}[{k}] = {out[k]} is not a finite number")
-    return out
+    if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds values larger than int64 can represent")
+    native = arr.dtype.newbyteorder("=")
+    if native not in WEIGHT_TYPES:
+        native = np.dtype(np.int64 if native.kind in "iu" else np.float64)
+    arr = np.ascontiguousarray(arr, native)
+    if arr.dtype.kind == "f" and arr.size and not (np.isfinite(arr.min())
+                                                   and np.isfinite(arr.max())):
+        k = int(np.argmax(~np.isfinite(arr)))            # min and max see any NaN
+        raise ValueError(f"{name}[{k}] = {arr[k]} is not a finite number")
+    return arr
 
 
 def as_count(x, name: str) -> int:
@@ -78,9 +98,12 @@ def as_source(source, n: int) -> int:
     return s
 
 
-def index_dtype(n: int, nstored: int) -> np.dtype:
-    """The narrowest index type (int32 or int64) that holds ids below ``n`` and ``nstored`` offsets."""
-    return np.dtype(np.int32) if max(n, nstored) <= INT32_MAX else np.dtype(np.int64)
+def index_dtypes(n: int, nstored: int) -> tuple[np.dtype, np.dtype]:
+    """The types ``(row pointers, column indices)`` of a graph of ``n`` vertices and
+    ``nstored`` entries: int32 where they fit (:data:`INT32_OFFSETS_MAX`,
+    :data:`INT32_IDS_MAX`), else int64."""
+    wide = np.dtype(np.int64), np.dtype(np.int32)
+    return wide[nstored <= INT32_OFFSETS_MAX], wide[n <= INT32_IDS_MAX]
 
 
 def undirected(G, symmetrize: bool, refusal: str):
@@ -91,6 +114,4 @@ def undirected(G, symmetrize: bool, refusal: str):
         return G
     if not symmetrize:
         raise ValueError(refusal)
-    src, dst, w = G.edges()
-    return type(G).from_edges(src, dst, w, n=G.n, directed=False)
-
+    return type(G).from_edges(G.rows(), G.indices, G.weights, n=G.n, directed=False)

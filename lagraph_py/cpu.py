@@ -4,6 +4,11 @@ Vectors are ``graphblas.Vector``; matrices are BOOL iso ``graphblas.Matrix`` pat
 stored by rows (CSR). A pull step multiplies the stored transpose by a bitmap frontier, so
 SuiteSparse runs it as a dot product per row with early exit under an ANY monoid; a push
 step is a saxpy over the sparse frontier.
+
+The pattern of a Graph (:meth:`CpuExecutor.matrix`) is a :class:`CsrPattern`: the Graph's
+own CSR arrays, whose ``graphblas.Matrix`` (SuiteSparse's 64-bit indices: 8 bytes an
+entry and a vertex) is made only when a python-graphblas step first needs it, so that the
+compiled steps, which read the arrays, cost no copy of the graph.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class CpuExecutor(Executor):
     """The reference executor on python-graphblas."""
 
     name = "cpu"
+    memory_path = "reference"
 
     # ---------------------------------------------------------------- storage
     def matrix(self, G, *, transpose=False, loops=True):
@@ -55,10 +61,8 @@ class CpuExecutor(Executor):
 
         def build():
             H = G.transpose() if transpose else G
-            M = gb.Matrix.from_csr(H.indptr, H.indices, True, ncols=H.n)
-            if not loops:
-                return M.select("offdiag").new()
-            return _keep_host_form(M, "csr", (H.indptr, H.indices))
+            M = CsrPattern(H.indptr, H.indices)
+            return M if loops else M.graphblas().select("offdiag").new()
         return G._cached(f"cpu.matrix.T{int(transpose)}.L{int(loops)}", build)
 
     def degree(self, G, *, incoming=False):
@@ -113,11 +117,11 @@ class CpuExecutor(Executor):
 
     # ---------------------------------------------------------------- algebra
     def vxm(self, u, A, semiring, *, mask=None, complement=False):
-        return u.vxm(A, _SEMIRINGS[semiring]).new(mask=_structure(mask, complement))
+        return u.vxm(_graphblas(A), _SEMIRINGS[semiring]).new(mask=_structure(mask, complement))
 
     def mxv(self, A, u, semiring, *, mask=None, complement=False):
         u.ss.config["sparsity_control"] = "bitmap"  # a bitmap input turns this into a pull
-        w = A.mxv(u, _SEMIRINGS[semiring]).new(mask=_structure(mask, complement))
+        w = _graphblas(A).mxv(u, _SEMIRINGS[semiring]).new(mask=_structure(mask, complement))
         u.ss.config["sparsity_control"] = "auto"
         return w
 
@@ -175,11 +179,54 @@ class CpuExecutor(Executor):
         return _from_sorted(size, k, out[k])
 
     def select_edges(self, M, labels):
+        M = _graphblas(M)
         D = labels.diag()
         row_label = D.mxm(M, gb.semiring.any_first).new()     # (i, j) -> labels(i)
         col_label = M.mxm(D, gb.semiring.any_second).new()    # (i, j) -> labels(j)
         same = row_label.ewise_mult(col_label, binary.eq).new()
         return same.select("==", True).new()
+
+
+class CsrPattern:
+    """The pattern of a Graph's adjacency (or of its transpose) as the cpu executors hold
+    it: the Graph's own CSR arrays ``indptr`` and ``indices`` (read-only), and, made from
+    them when first asked for (:meth:`graphblas`) and then kept, its BOOL iso
+    ``graphblas.Matrix``.
+
+    Examples
+    --------
+    >>> import lagraph_py as lg
+    >>> G = lg.Graph.from_edges([0, 1], [1, 2])
+    >>> A = CpuExecutor().matrix(G)
+    >>> A.indices is G.indices, A.graphblas().nvals
+    (True, 2)
+    """
+
+    __slots__ = ("indptr", "indices", "_matrix", "__weakref__")
+
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray):
+        self.indptr, self.indices, self._matrix = indptr, indices, None
+
+    def graphblas(self) -> gb.Matrix:
+        """The ``graphblas.Matrix`` of the pattern (made on the first call: 8 bytes an
+        entry and a vertex)."""
+        if self._matrix is None:
+            n = self.indptr.size - 1
+            self._matrix = gb.Matrix.from_csr(self.indptr, self.indices, True, ncols=n)
+        return self._matrix
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes this pattern holds of its own: its ``graphblas.Matrix`` once made (the
+        CSR arrays are the Graph's)."""
+        if self._matrix is None:
+            return 0
+        return 8 * (self.indptr.size + self._matrix.nvals)
+
+
+def _graphblas(M):
+    """The ``graphblas.Matrix`` of a matrix step argument."""
+    return M.graphblas() if isinstance(M, CsrPattern) else M
 
 
 # Numpy forms of graphblas objects this executor caches on a Graph (matrices, degrees), by
@@ -210,12 +257,12 @@ def _keep_host_form(x, name, form):
     return x
 
 
-def csr_arrays(M: gb.Matrix, *, unsigned: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def csr_arrays(M, *, unsigned: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Numpy ``(indptr, indices)`` of the pattern ``M`` (read-only; never write to them).
 
-    Free for a matrix from :meth:`CpuExecutor.matrix` (the Graph's own arrays); any other
-    matrix is exported once and the copy kept while ``M`` lives. With ``unsigned=True`` both
-    are seen as unsigned integers of the same width (no copy): numba then indexes with them
+    Free for a :class:`CsrPattern` (the Graph's own arrays); a ``graphblas.Matrix`` is
+    exported once and the copy kept while ``M`` lives. With ``unsigned=True`` both are
+    seen as unsigned integers of their widths (no copy): numba then indexes with them
     without a test for negative indices.
 
     Examples
@@ -229,6 +276,8 @@ def csr_arrays(M: gb.Matrix, *, unsigned: bool = False) -> tuple[np.ndarray, np.
     dtype('uint32')
     """
     def export():
+        if isinstance(M, CsrPattern):
+            return M.indptr, M.indices
         csr = M.ss.export("csr", sort=True)
         return csr["indptr"].view(np.int64), csr["col_indices"].view(np.int64)
     if unsigned:

@@ -93,6 +93,10 @@ class Executor(ABC):
     #: one trim on every graph (an executor whose ``scc_signatures`` settles a power-law
     #: graph in a round or two).
     scc_seed_phases: str = "forward_backward"
+    #: Which of the host estimates of :mod:`lagraph_py.memory` the algorithms check before
+    #: running on this executor (``"compiled"``, ``"scipy"``, ``"reference"``); None for
+    #: an executor whose working set lives on a device, which checks its own.
+    memory_path: str | None = None
 
     # ---------------------------------------------------------------- storage
     @abstractmethod

@@ -443,11 +443,21 @@ def _recursive_matrix_graph(scale, edgefactor, abc, seed, weights, directed) -> 
     m = as_count(edgefactor, "edgefactor") << scale
     kind = _as_weight_kind(weights)
     rng = _rng(seed)
-    src, dst = _quadrant_edges(scale, m, abc, rng)
-    perm = rng.permutation(1 << scale).astype(np.uint32)
-    src, dst = (np.take(perm, ids, mode="clip") for ids in (src, dst))   # ids are in range
+    src, dst = _recursive_matrix_edges(scale, m, abc, rng)
     return Graph.from_edges(src, dst, _draw_weights(kind, m, rng), n=1 << scale,
                             directed=bool(directed))
+
+
+def _recursive_matrix_edges(scale: int, m: int, abc, rng: np.random.Generator):
+    """The ``m`` edges (uint32 ``src, dst``) of :func:`_recursive_matrix_graph`, vertex
+    labels permuted in place, a block at a time."""
+    src, dst = _quadrant_edges(scale, m, abc, rng)
+    perm = rng.permutation(1 << scale).astype(np.uint32)
+    for ids in (src, dst):
+        for lo in range(0, m, _CHUNK):
+            block = ids[lo:lo + _CHUNK]
+            np.take(perm, block, mode="clip", out=block)   # ids are in range
+    return src, dst
 
 
 def _quadrant_edges(scale: int, m: int, abc, rng: np.random.Generator):

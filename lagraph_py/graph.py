@@ -8,7 +8,8 @@ import graphblas as gb
 import numpy as np
 import scipy.sparse as sp
 
-from ._checks import as_count, as_id_array, as_weight_array, index_dtype
+from . import memory
+from ._checks import as_count, as_id_array, as_weight_array, index_dtypes
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -22,12 +23,19 @@ class Graph:
     Row ``i`` of the adjacency holds the out-edges of vertex ``i``. An undirected graph
     stores both directions of every edge (a self-loop once). Parallel edges collapse into
     one edge that keeps the lightest weight. Self-loops are kept; each algorithm says what
-    it does with them. Vertex ids are ``0 .. n-1``; internal index arrays are int32 where
-    ids and offsets fit, int64 otherwise.
+    it does with them. Vertex ids are ``0 .. n-1``.
+
+    Storage: the row pointers (:attr:`indptr`, ``n + 1``) are int32 up to ``2**31 - 1``
+    stored entries, int64 beyond; the column indices (:attr:`indices`) are int32 up to
+    ``2**31 - 1`` vertices, int64 beyond; the weights (:attr:`weights`) keep the type
+    they were given in if it is int32, int64, float32 or float64 (other integer types
+    become int64, other real types float64). So a graph of 32-bit ids holds 4 bytes per
+    stored entry unweighted, 8 with 4-byte weights, plus 4 or 8 bytes per vertex.
 
     A Graph never changes after construction, and never shares memory with the arrays it
     was built from. Derived forms that algorithms need (the transpose, degrees, device
-    copies) are computed on first use and cached, so a second call costs nothing.
+    copies) are computed on first use and cached, so a second call costs nothing;
+    :func:`lagraph_py.memory.footprint` lists them with their bytes.
 
     Build one with :meth:`from_edges`, :meth:`from_scipy`, :meth:`from_graphblas`,
     :meth:`from_networkx` or :meth:`from_cupy`. A graph built from networkx keeps its
@@ -47,7 +55,7 @@ class Graph:
 
     __slots__ = ("_n", "_directed", "_indptr", "_indices", "_weights", "_cache", "_labels")
 
-    def __init__(self, n, directed, indptr, indices, weights):
+    def __init__(self, n, directed, indptr, indices, weights, nself_loops=None):
         # Private: use the from_* constructors, which validate and canonicalize.
         self._n = n
         self._directed = directed
@@ -55,6 +63,8 @@ class Graph:
         self._indices = _frozen(indices)
         self._weights = None if weights is None else _frozen(weights)
         self._cache: dict[str, Any] = {}
+        if nself_loops is not None:
+            self._cache["nself_loops"] = nself_loops
         self._labels: tuple | None = None         # node labels, set by from_networkx
 
     # ------------------------------------------------------------------ constructors
@@ -67,7 +77,9 @@ class Graph:
         src, dst : array_like of int
             Endpoints of each edge (``src[k] -> dst[k]``); non-negative integers.
         weight : array_like of int or float, optional
-            One finite weight per edge. Without it the graph is unweighted.
+            One finite weight per edge. Without it the graph is unweighted. int32, int64,
+            float32 and float64 weights are kept in their type; other integer types
+            become int64, other real types float64.
         n : int, optional
             Number of vertices; by default one more than the largest id (0 if no edges).
         directed : bool, default True
@@ -94,6 +106,8 @@ class Graph:
         d = as_id_array(dst, "dst")
         if s.shape != d.shape:
             raise ValueError(f"src and dst have different lengths ({s.size} and {d.size})")
+        if s.dtype != d.dtype:                 # one id type for the build (ids are >= 0)
+            s, d = s.astype(np.int64, copy=False), d.astype(np.int64, copy=False)
         w = None if weight is None else as_weight_array(weight, s.size)
         if n is None:
             n = int(max(s.max(), d.max())) + 1 if s.size else 0
@@ -128,10 +142,12 @@ class Graph:
         rows, cols = A.shape
         if rows != cols:
             raise ValueError(f"A must be square to be an adjacency matrix, got shape {A.shape}")
-        coo = A.tocoo()
+        coo = A.tocoo(copy=False)
         w = None if coo.dtype == np.bool_ else as_weight_array(coo.data, coo.nnz, "A's values")
-        return cls._from_coo(rows, as_id_array(coo.row, "row"), as_id_array(coo.col, "col"),
-                             w, bool(directed))
+        r, c = as_id_array(coo.row, "row"), as_id_array(coo.col, "col")
+        if r.dtype != c.dtype:
+            r, c = r.astype(np.int64, copy=False), c.astype(np.int64, copy=False)
+        return cls._from_coo(rows, r, c, w, bool(directed))
 
     @classmethod
     def from_graphblas(cls, M: gb.Matrix, directed: bool = True) -> "Graph":
@@ -150,7 +166,8 @@ class Graph:
             raise ValueError(f"M must be square, got shape {M.shape}")
         r, c, v = M.to_coo()
         w = None if M.dtype == gb.dtypes.BOOL else as_weight_array(v, v.size, "M's values")
-        return cls._from_coo(M.nrows, r.astype(np.int64), c.astype(np.int64), w, bool(directed))
+        return cls._from_coo(M.nrows, as_id_array(r, "row"), as_id_array(c, "col"), w,
+                             bool(directed))
 
     @classmethod
     def from_networkx(cls, G, weight: str | None = "weight", nodelist=None) -> "Graph":
@@ -262,12 +279,44 @@ class Graph:
         key = s * self._n + d
         if not self._directed:
             key = cp.concatenate([key, d * self._n + s])
-        indices = (cp.unique(key) % self._n).astype(self.index_dtype)  # CSR order, no repeats
+        indices = (cp.unique(key) % self._n).astype(self._indices.dtype)  # CSR order, no repeats
         seed_device_matrix(self, indices)
 
     @classmethod
     def _from_coo(cls, n, rows, cols, weights, directed) -> "Graph":
-        """Canonicalize validated COO arrays: merge duplicates (min), mirror if undirected."""
+        """The Graph of validated COO arrays (ids of one type, below ``n``): repeated
+        entries merged (the lightest weight kept), mirrored if undirected.
+
+        Built by a counting sort (:func:`~lagraph_py.cpu_steps.csr.build_csr`: the arrays
+        the Graph keeps, plus ``O(n)``) once the cpu loops are compiled; until then by
+        SuiteSparse:GraphBLAS (:meth:`_from_coo_graphblas`: no compiling, several times
+        the memory), unless that would not fit in the memory available. Either raises
+        MemoryError up front where its estimate (:mod:`lagraph_py.memory`) does not fit.
+        """
+        from .compilation import loops_state
+
+        m, wsize = rows.size, 0 if weights is None else weights.itemsize
+        what = f"building a graph of n = {n:,} vertices and {m:,} edges"
+        if loops_state() == "scipy":
+            need = memory.build_bytes(n, m, directed, wsize, "graphblas")
+            if memory.fits(need):
+                return cls._from_coo_graphblas(n, rows, cols, weights, directed)
+        memory.ensure(memory.build_bytes(n, m, directed, wsize, "compiled"), what)
+        from .cpu_steps.csr import build_csr
+
+        indptr, indices, weights, loops = build_csr(n, rows, cols, weights, directed,
+                                                    index_dtypes(n, 0)[1])
+        return cls(n, directed, indptr.astype(index_dtypes(n, indices.size)[0]), indices,
+                   weights, loops)
+
+    @classmethod
+    def _from_coo_graphblas(cls, n, rows, cols, weights, directed) -> "Graph":
+        """:meth:`_from_coo` by SuiteSparse:GraphBLAS (``Matrix.from_coo`` with ``min``
+        merging repeats, then ``A + Aᵀ`` if undirected)."""
+        memory.ensure(memory.build_bytes(n, rows.size, directed,
+                                         0 if weights is None else weights.itemsize,
+                                         "graphblas"),
+                      f"building a graph of n = {n:,} vertices and {rows.size:,} edges")
         try:
             if weights is None:
                 M = gb.Matrix.from_coo(rows, cols, True, nrows=n, ncols=n, dtype=bool)
@@ -282,19 +331,17 @@ class Graph:
                               f"{rows.size:,} edges (CSR needs n + 1 row pointers)") from None
 
     @classmethod
-    def _from_matrix(cls, M: gb.Matrix, directed: bool, weighted: bool,
-                     idx: np.dtype | None = None) -> "Graph":
-        """A Graph of the matrix ``M`` with index arrays of type ``idx`` (by default the
-        smallest that holds them)."""
+    def _from_matrix(cls, M: gb.Matrix, directed: bool, weighted: bool) -> "Graph":
+        """A Graph of the matrix ``M`` (taken over: left empty)."""
         n, nstored = M.nrows, M.nvals
-        idx = idx or index_dtype(n, nstored)
+        ptr, idx = index_dtypes(n, nstored)
         csr = M.ss.export("csr", sort=True, give_ownership=True)
-        indptr = np.asarray(csr["indptr"]).astype(idx)
+        indptr = np.asarray(csr["indptr"]).astype(ptr)
         indices = np.asarray(csr["col_indices"]).astype(idx)
         weights = None
         if weighted:
             values = np.asarray(csr["values"])
-            weights = np.full(nstored, values[0]) if csr["is_iso"] and nstored else values.copy()
+            weights = np.full(nstored, values[0]) if csr["is_iso"] and nstored else values
         return cls(n, directed, indptr, indices, weights)
 
     # ------------------------------------------------------------------ properties
@@ -318,7 +365,20 @@ class Graph:
     @property
     def nself_loops(self) -> int:
         """Number of vertices with an edge to themselves."""
-        return self._cached("nself_loops", lambda: int(np.count_nonzero(self.rows() == self._indices)))
+        return self._cached("nself_loops", self._count_self_loops)
+
+    def _count_self_loops(self) -> int:
+        """Entries on the diagonal, counted a block of rows at a time, about
+        ``2**20`` entries a block (the builds count them on the way; this is for a Graph
+        made otherwise)."""
+        count, step = 0, max(1, self._n // max(1, self.nstored >> 20))
+        for lo in range(0, self._n, step):
+            hi = min(lo + step, self._n)
+            a, b = int(self._indptr[lo]), int(self._indptr[hi])
+            rows = np.repeat(np.arange(lo, hi, dtype=self.index_dtype),
+                             np.diff(self._indptr[lo:hi + 1]))
+            count += int(np.count_nonzero(rows == self._indices[a:b]))
+        return count
 
     @property
     def directed(self) -> bool:
@@ -332,8 +392,17 @@ class Graph:
 
     @property
     def index_dtype(self) -> np.dtype:
-        """Integer type of the internal index arrays (int32 or int64)."""
+        """Integer type of the column indices (vertex ids): int32 or int64. The row
+        pointers' type is ``indptr.dtype``, which may be wider."""
         return self._indices.dtype
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the stored arrays (row pointers, column indices, weights); the
+        derived forms cached with the Graph come on top
+        (:func:`lagraph_py.memory.footprint`)."""
+        return sum(a.nbytes for a in (self._indptr, self._indices, self._weights)
+                   if a is not None)
 
     @property
     def indptr(self) -> np.ndarray:
@@ -347,7 +416,8 @@ class Graph:
 
     @property
     def weights(self) -> np.ndarray | None:
-        """CSR values (int64 or float64, read-only), or None if unweighted."""
+        """CSR values (int32, int64, float32 or float64, read-only), or None if
+        unweighted."""
         return self._weights
 
     @property
@@ -358,9 +428,9 @@ class Graph:
 
     # ------------------------------------------------------------------ derived forms
     def rows(self) -> np.ndarray:
-        """Row (source) index of every stored entry, aligned with :attr:`indices` (cached)."""
-        return self._cached("rows", lambda: _frozen(
-            np.repeat(np.arange(self._n, dtype=self.index_dtype), np.diff(self._indptr))))
+        """A new array: the row (source) index of every stored entry, aligned with
+        :attr:`indices`, of their type."""
+        return np.repeat(np.arange(self._n, dtype=self.index_dtype), np.diff(self._indptr))
 
     def out_degree(self) -> np.ndarray:
         """Out-degree of every vertex as int64 (cached, read-only)."""
@@ -374,11 +444,31 @@ class Graph:
             np.bincount(self._indices, minlength=self._n).astype(np.int64)))
 
     def transpose(self) -> "Graph":
-        """The graph with every edge reversed (cached; an undirected graph is its own)."""
+        """The graph with every edge reversed, with arrays of the same types (cached; an
+        undirected graph is its own): a counting sort by column once the cpu loops are
+        compiled, else SuiteSparse's transpose."""
         if not self._directed:
             return self
-        return self._cached("transpose", lambda: Graph._from_matrix(
-            self._matrix().T.new(), True, self.weighted, self.index_dtype))
+        return self._cached("transpose", self._transposed)
+
+    def _transposed(self) -> "Graph":
+        from .compilation import loops_state
+
+        memory.ensure(memory.graph_bytes(self._n, self.nstored, self._indptr.dtype,
+                                         self._indices.dtype, self._weights),
+                      f"the transpose of a graph of {self.nstored:,} stored entries")
+        if loops_state() == "scipy":
+            M = gb.Matrix.from_csr(self._indptr, self._indices,
+                                   True if self._weights is None else self._weights,
+                                   ncols=self._n)
+            T = Graph._from_matrix(M.T.new(), True, self.weighted)
+            return Graph(self._n, True, T.indptr.astype(self._indptr.dtype, copy=False),
+                         T.indices.astype(self._indices.dtype, copy=False), T.weights,
+                         self.nself_loops)
+        from .cpu_steps.csr import transpose_csr
+
+        return Graph(self._n, True, *transpose_csr(self._indptr, self._indices, self._weights),
+                     self.nself_loops)
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """New int64 arrays ``(src, dst, weight)``, one row per edge.
@@ -386,16 +476,19 @@ class Graph:
         An undirected edge appears once, with ``src <= dst``. ``weight`` is None for an
         unweighted graph.
         """
-        r = self.rows().astype(np.int64)
+        r = np.repeat(np.arange(self._n, dtype=np.int64), np.diff(self._indptr))
         c = self._indices.astype(np.int64)
         keep = slice(None) if self._directed else r <= c
         w = None if self._weights is None else self._weights[keep].copy()
         return r[keep], c[keep], w
 
     def to_scipy(self) -> sp.csr_array:
-        """A new ``scipy.sparse.csr_array`` of the adjacency (BOOL if unweighted)."""
+        """A new ``scipy.sparse.csr_array`` of the adjacency (BOOL if unweighted); its
+        index arrays are of one type, as scipy requires (int64 where this graph's row
+        pointers are)."""
         data = np.ones(self.nstored, dtype=bool) if self._weights is None else self._weights
-        return sp.csr_array((data.copy(), self._indices.copy(), self._indptr.copy()),
+        idx = np.promote_types(self._indptr.dtype, self._indices.dtype)
+        return sp.csr_array((data.copy(), self._indices.astype(idx), self._indptr.astype(idx)),
                             shape=(self._n, self._n))
 
     def to_networkx(self, weight: str = "weight"):
@@ -426,13 +519,8 @@ class Graph:
 
     def to_graphblas(self) -> gb.Matrix:
         """A new ``graphblas.Matrix`` of the adjacency (BOOL if unweighted)."""
-        return self._matrix().dup()
-
-    def _matrix(self) -> gb.Matrix:
-        def build():
-            values = True if self._weights is None else self._weights
-            return gb.Matrix.from_csr(self._indptr, self._indices, values, ncols=self._n)
-        return self._cached("graphblas", build)
+        values = True if self._weights is None else self._weights
+        return gb.Matrix.from_csr(self._indptr, self._indices, values, ncols=self._n)
 
     def _cached(self, key: str, factory: Callable[[], Any]) -> Any:
         """Return ``self._cache[key]``, computing it with ``factory()`` on first use.

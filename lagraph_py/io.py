@@ -49,6 +49,9 @@ _GRAPHBLAS_TYPES = {
     "double": None,
 }
 _SYMMETRIES = ("general", "symmetric", "skew-symmetric", "hermitian")
+# (%%GraphBLAS type, field) whose values a Graph keeps in 4 bytes (others: int64 or
+# float64, as the field says); write_mtx names the type of such weights.
+_KEPT_TYPES = {("int32_t", "integer"): np.dtype(np.int32), ("float", "real"): np.dtype(np.float32)}
 
 
 class FileFormatError(ValueError):
@@ -79,7 +82,9 @@ def read_mtx(path: PathLike) -> Graph:
     ``bool``, ``int8_t`` ... ``uint64_t``, ``float``, ``double``) is a promise about the
     values: each value, and each mirrored ``-w`` of a skew-symmetric file, must be
     representable in ``T`` (an integer in range for the integer types, 0 or 1 for
-    ``bool``), or the file is rejected. The field still sets the weight type. Complex
+    ``bool``), or the file is rejected. The field still sets the weight type, except
+    that the weights of an ``integer`` file of type ``int32_t`` are int32, those of a
+    ``real`` file of type ``float`` float32 (4 bytes an entry instead of 8). Complex
     and unknown ``T`` are rejected; other ``%%GraphBLAS`` lines are comments.
 
     Banner words are case-insensitive; comment (``%``) and blank lines may precede the
@@ -176,9 +181,11 @@ def write_mtx(G: Graph, path: PathLike, *, comment: str | None = None) -> None:
 
     A directed graph is written ``general``, one line per edge; an undirected graph
     ``symmetric``, each edge once, in the lower triangle. The field is ``pattern`` for
-    an unweighted graph, ``integer`` for int64 weights and ``real`` for float64 weights,
-    each written in the shortest form that reads back to the same double. So
-    :func:`read_mtx` returns the written graph exactly.
+    an unweighted graph, ``integer`` for integer weights and ``real`` for real weights,
+    each written in the shortest form that reads back to the same double; int32 and
+    float32 weights are named by the line ``%%GraphBLAS type int32_t`` or ``float``. So
+    :func:`read_mtx` returns the written graph exactly, weight type included (other
+    integer weights read back as int64, other reals as float64).
 
     Parameters
     ----------
@@ -208,8 +215,12 @@ def write_mtx(G: Graph, path: PathLike, *, comment: str | None = None) -> None:
     src, dst, w = G.edges()
     if not G.directed:
         src, dst = dst, src            # edges() lists src <= dst; write the lower triangle
-    field = "pattern" if w is None else "integer" if w.dtype == np.int64 else "real"
-    data = np.ones(src.size) if w is None else w
+    field = "pattern" if w is None else "integer" if w.dtype.kind == "i" else "real"
+    data = np.ones(src.size) if w is None else w.astype(np.int64 if field == "integer"
+                                                        else np.float64, copy=False)
+    kept = [t for (t, f), dtype in _KEPT_TYPES.items() if w is not None and w.dtype == dtype]
+    if kept:                          # mmwrite writes "%" + each comment line
+        comment = f"%GraphBLAS type {kept[0]}" + ("" if comment is None else f"\n{comment}")
     symmetry = "general" if G.directed else "symmetric"
     opener = gzip.open if os.fspath(path).endswith(".gz") else open
     with opener(path, "wb") as f:     # a stream: given a name, mmwrite would append ".mtx"
@@ -455,7 +466,9 @@ def edge_lines(f: BinaryIO, path: PathLike, first_line: int):
         dst.append(numbers[1])
         weights += numbers[2:]
         lines.append(at)
-    src, dst, lines = (_concat(a, np.int64) for a in (src, dst, lines))
+    src = _concat(src, np.int64)      # one at a time: each list's blocks go as it is joined
+    dst = _concat(dst, np.int64)
+    lines = _concat(lines, np.int64)
     w = None
     if weights:
         w = np.concatenate(weights)   # int64 unless some block held a real weight
@@ -568,26 +581,29 @@ def read_entries(f: BinaryIO, path: PathLike, h: _Header, first_line: int | None
         end = int(lines[-1][-1]) if lines else h.size_line
         raise _error(path, end, f"the file ends after {count} of the {h.nnz} entries "
                                 f"that the size line (line {h.size_line}) declares")
-    dtype = np.float64 if h.field == "real" else np.int64
-    return (_concat(rows, np.int64), _concat(cols, np.int64),
-            None if len(columns) == 2 else _concat(values, dtype), _concat(lines, np.int64))
+    rows = _concat(rows, np.int64)    # one at a time: each list's blocks go as it is joined
+    cols = _concat(cols, np.int64)
+    values = None if len(columns) == 2 else _concat(
+        values, np.float64 if h.field == "real" else np.int64)
+    return rows, cols, values, _concat(lines, np.int64)
 
 
 def _graph(path: PathLike, h: _Header, rows, cols, values, lines) -> Graph:
     """Check the entries against the header's promises, then build the graph."""
+    diagonal = np.count_nonzero(rows == cols)
     src, dst, w, directed = entry_edges(path, h, rows, cols, values, lines)
     G = Graph.from_edges(src, dst, w, n=h.nrows, directed=directed)
     # Graph.from_edges merges repeated edges, so any merge means the file repeats an entry.
-    diagonal = np.count_nonzero(rows == cols)
     if G.nstored != (rows.size if h.symmetry == "general" else 2 * rows.size - diagonal):
-        check_repeats(path, h, rows, cols, lines)
+        check_repeats(path, h, rows + 1, cols + 1, lines)
     return G
 
 
 def entry_edges(path: PathLike, h: _Header, rows, cols, values, lines):
     """Check the entries (1-based ``rows``, ``cols``; ``values``; their ``lines``)
     against the header's promises; return the edges they stand for: 0-based
-    ``(src, dst, weights, directed)``."""
+    ``(src, dst, weights, directed)``. ``rows`` and ``cols`` become 0-based in place
+    (they are the returned ``src`` and ``dst`` unless the file is skew-symmetric)."""
     _require(path, lines, (rows >= 1) & (rows <= h.nrows),
              lambda k: f"row index {rows[k]} is outside 1..{h.nrows}")
     _require(path, lines, (cols >= 1) & (cols <= h.ncols),
@@ -606,7 +622,11 @@ def entry_edges(path: PathLike, h: _Header, rows, cols, values, lines):
         check_repeats(path, h, rows, cols, lines)       # a defect of the file comes first
         raise _error(path, h.size_line, f"the matrix is {h.nrows} x {h.ncols}; "
                                         "a rectangular matrix is not a graph")
-    src, dst, w = rows - 1, cols - 1, values
+    if (h.gbtype, h.field) in _KEPT_TYPES:
+        values = values.astype(_KEPT_TYPES[h.gbtype, h.field])
+    src, dst, w = rows, cols, values        # 0-based ids, in place: the arrays are ours
+    src -= 1
+    dst -= 1
     if skew:
         src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
         w = np.concatenate([w, -w])

@@ -84,6 +84,7 @@ class ScipyCpuExecutor(Executor):
     """
 
     name = "cpu"
+    memory_path = "scipy"
     bfs_methods = (PUSH, PULL)
 
     def matrix(self, G, *, transpose=False, loops=True) -> Pattern:

@@ -244,8 +244,9 @@ def _positive_keys(w):
     if w.dtype.kind == "f" and (w.size == 0 or w.min() > 0):
         return w.astype(np.float64), lambda k: k
     if w.dtype.kind == "i" and w.size and int(w.max()) - int(w.min()) < 2**53 - 1:
-        low = w.min()
-        return (w - low + 1).astype(np.float64), lambda k: k.astype(np.int64) + (low - 1)
+        low = int(w.min())
+        return ((w.astype(np.int64) - low + 1).astype(np.float64),
+                lambda k: k.astype(np.int64) + (low - 1))
     values, rank = np.unique(w, return_inverse=True)
     return (rank + 1).astype(np.float64), lambda k: values[k.astype(np.int64) - 1]
 

@@ -212,25 +212,33 @@ def compiled_signatures() -> set:
 
 
 def various_calls() -> None:
-    """BFS, MSF and SCC on graphs of every class, size, weight and index type, with
-    self-loops and parallel edges, by every method."""
+    """BFS, MSF and SCC on graphs of every class, size, weight type and index layout
+    (int64 row pointers beside int32 ids: past 2^31 entries), with self-loops and
+    parallel edges, by every method; graphs built from scipy and from another graph's
+    arrays."""
     gen, ex, rng = lg.generate, FusedCpuExecutor(), np.random.default_rng(1)
     undirected, directed = [], []
     for w in (None, "uniform", "real"):
         undirected += [gen.kronecker(13, weights=w), gen.grid(30, 30, weights=w),
                        gen.road(60, 60, weights=w), gen.uniform(3000, 1.2, weights=w),
                        gen.uniform(20000, 16, weights=w), gen.rmat(12, weights=w)]
+    for G in undirected[-6:]:                       # 4-byte weights, from scipy
+        A = G.to_scipy()
+        A.data = A.data.astype(np.float32)
+        undirected.append(Graph.from_scipy(A, directed=False))
     directed += [gen.kronecker(13, directed=True), gen.rmat(12, directed=True),
                  gen.grid(40, 40, directed=True, orientation="sweep"),
                  gen.cycle_chain(100, 30, shuffle=True), gen.uniform(20000, 4, directed=True)]
     for n in (0, 1, 2, 5, 40, 300):
         src, dst = rng.integers(0, max(n, 1), (2, 3 * n))
-        for w in (None, rng.integers(-3, 3, 3 * n), rng.normal(size=3 * n)):
+        for w in (None, rng.integers(-3, 3, 3 * n), rng.normal(size=3 * n),
+                  rng.integers(-3, 3, 3 * n, dtype=np.int32),
+                  rng.normal(size=3 * n).astype(np.float32)):
             undirected.append(Graph.from_edges(src, dst, w, n=n, directed=False))
             directed.append(Graph.from_edges(src, dst, w, n=n, directed=True))
     for G in undirected + directed:
-        for H in (G, Graph(G.n, G.directed, G.indptr.astype(np.int64),
-                           G.indices.astype(np.int64), G.weights)):
+        for H in (G, Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices,
+                           G.weights)):
             lg.msf(H, backend=ex, symmetrize=True)
             lg.scc(H, backend=ex)
             for method in ("auto", "push", "pull") if H.n else ():

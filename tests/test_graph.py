@@ -174,3 +174,39 @@ def test_transpose_keeps_the_index_type():
     assert T.indptr.dtype == T.indices.dtype == np.int64
     np.testing.assert_array_equal(T.indices, G.transpose().indices)
     assert G.transpose().index_dtype == np.int32
+
+
+@pytest.mark.parametrize("order", ["random", "sorted", "reversed", "equal", "organ"])
+@pytest.mark.parametrize("wtype", [None, np.int32, np.float32, np.int64, np.float64])
+def test_long_rows_sort_and_merge(order, wtype):
+    """Rows far longer than the insertion sort's (hubs with repeats, in every order a
+    quicksort finds hard) come out sorted, each column once with its lightest weight."""
+    rng = np.random.default_rng(7)
+    m = 3000
+    cols = {"random": rng.integers(0, 500, m), "sorted": np.sort(rng.integers(0, 500, m)),
+            "reversed": np.sort(rng.integers(0, 500, m))[::-1], "equal": np.full(m, 9),
+            "organ": np.concatenate([np.arange(m // 2), np.arange(m // 2)[::-1]])}[order]
+    rows = rng.integers(0, 3, m)
+    w = None if wtype is None else rng.normal(0, 100, m).astype(wtype)
+    G = Graph.from_edges(rows, cols, w, n=1500)
+    expected = reference_edges(rows.tolist(), cols.tolist(), None if w is None else w.tolist(),
+                               True)
+    A = G.to_scipy().tocoo()
+    assert {(int(i), int(j)): (1 if w is None else v)
+            for i, j, v in zip(A.row, A.col, A.data)} == expected
+    assert all(np.all(np.diff(G.indices[G.indptr[r]:G.indptr[r + 1]]) > 0) for r in range(3))
+
+
+def test_heap_sort_orders_by_column_then_weight():
+    """The introsort's fallback (past its depth limit) on its own."""
+    from lagraph_py.cpu_steps.csr import _heap_sort, _keyed
+    rng = np.random.default_rng(3)
+    for wtype in (np.int32, np.float64):
+        cols = rng.integers(0, 20, 500).astype(np.int32)
+        w = rng.normal(0, 5, 500).astype(wtype)
+        c, x = cols.copy(), w.copy()
+        _heap_sort(c, _keyed(x), 100, 400)
+        np.testing.assert_array_equal(c[:100], cols[:100])
+        order = 100 + np.lexsort((w[100:400], cols[100:400]))
+        np.testing.assert_array_equal(c[100:400], cols[order])
+        np.testing.assert_array_equal(x[100:400], w[order])

@@ -80,6 +80,7 @@ def _mutation(name, what, path, old, new, tests, k=None, more=()):
 
 
 BFS, MSF, SCC = "tests/test_bfs.py", "tests/test_msf.py", "tests/test_scc.py"
+MEMORY, CSR = "tests/test_memory.py", "lagraph_py/cpu_steps/csr.py"
 GRAPH, IO, VALIDATE = "tests/test_graph.py", "tests/test_io.py", "tests/test_validate.py"
 FUSED_BFS = "lagraph_py/cpu_steps/bfs.py"
 BFS_PARENT_EDGE = "has_parent_edge[cols[parent[cols] == rows]] = True"
@@ -215,8 +216,8 @@ MUTATIONS = (
         "msf-tie-order-negative-zero",
         "rank keys of float weights: -0.0 sorts before 0.0 (ties broken out of order)",
         "lagraph_py/algorithms/msf.py",
-        "key = (w + 0.0).view(np.int64)",
-        "key = w.view(np.int64)",
+        'bits = (w + w.dtype.type(0)).view(f"i{w.itemsize}")',
+        'bits = w.view(f"i{w.itemsize}")',
         [MSF]),
     _mutation(
         "msf-fused-tie-order-unstable",
@@ -232,14 +233,59 @@ MUTATIONS = (
         "lagraph_py/graph.py",
         "dup_op=gb.binary.min)",
         "dup_op=gb.binary.max)",
-        [f"{MSF}::test_parallel_edges_keep_the_lightest"]),
+        [f"{MEMORY}::test_counting_sort_build_equals_suitesparse_build"]),
     _mutation(
         "graph-mirror-keeps-heaviest",
         "an undirected graph keeps the heavier of (u, v) and (v, u)",
         "lagraph_py/graph.py",
         "gb.binary.any if weights is None else gb.binary.min",
         "gb.binary.any if weights is None else gb.binary.max",
-        [GRAPH]),
+        [f"{MEMORY}::test_counting_sort_build_equals_suitesparse_build"]),
+    _mutation(
+        "csr-duplicates-keep-heaviest",
+        "the counting-sort build orders a row's repeats heaviest first, so it keeps the "
+        "heaviest",
+        CSR,
+        "return _order(w, i) < _order(w, j)",
+        "return _order(w, i) > _order(w, j)",
+        [GRAPH, f"{MSF}::test_parallel_edges_keep_the_lightest"]),
+    _mutation(
+        "csr-negative-reals-misordered",
+        "the build orders real weights by their bits as integers: negative reals backwards",
+        CSR,
+        "    if x & sign:\n        return ~x\n",
+        "",
+        [GRAPH, f"{MEMORY}::test_counting_sort_build_equals_suitesparse_build"]),
+    _mutation(
+        "csr-partition-pivot-misplaced",
+        "the build's quicksort puts the pivot at the left scan's stop: long rows unsorted",
+        CSR,
+        "_swap(indices, w, a, j)          # the pivot at j",
+        "_swap(indices, w, a, i)          # the pivot at j",
+        [f"{GRAPH}::test_long_rows_sort_and_merge"]),
+    _mutation(
+        "csr-transpose-rows-backwards",
+        "the transpose scans rows last to first: its rows come out in descending order",
+        CSR,
+        "    for r in range(n):\n        for p in range(indptr[r], indptr[r + 1]):\n"
+        "            c = indices[p] + 1",
+        "    for r in range(n - 1, -1, -1):\n        for p in range(indptr[r], indptr[r + 1]):"
+        "\n            c = indices[p] + 1",
+        [f"{MEMORY}::test_transposes_keep_the_layout"]),
+    _mutation(
+        "layout-offsets-by-vertices",
+        "the row pointers' type follows the vertex count, not the stored entries",
+        "lagraph_py/_checks.py",
+        "return wide[nstored <= INT32_OFFSETS_MAX], wide[n <= INT32_IDS_MAX]",
+        "return wide[n <= INT32_OFFSETS_MAX], wide[n <= INT32_IDS_MAX]",
+        [f"{MEMORY}::test_every_layout_and_weight_width_gives_the_same_results"]),
+    _mutation(
+        "memory-limit-ignored",
+        "the memory check ignores LAGRAPH_PY_MEMORY_LIMIT",
+        "lagraph_py/memory.py",
+        "for x in (_meminfo_available(), _cgroup_room(), limit())",
+        "for x in (_meminfo_available(), _cgroup_room())",
+        [MEMORY], k="refuse or ensure or available"),
     _mutation(
         "graph-nedges-self-loops",
         "nedges of an undirected graph counts a self-loop as half an edge",
@@ -258,7 +304,7 @@ MUTATIONS = (
         "graph-explicit-zeros-dropped",
         "Graph.from_scipy drops explicitly stored zeros (they are edges of weight 0)",
         "lagraph_py/graph.py",
-        "coo = A.tocoo()\n",
+        "coo = A.tocoo(copy=False)\n",
         "coo = A.tocoo()\n        coo.eliminate_zeros()\n",
         [GRAPH]),
     # ------------------------------------------------------------------ SCC
@@ -345,9 +391,9 @@ MUTATIONS = (
         "mtx-explicit-zeros-dropped",
         "read_mtx drops entries whose value is 0",
         "lagraph_py/io.py",
-        "src, dst, w = rows - 1, cols - 1, values\n",
+        "src, dst, w = rows, cols, values",
         "nz = slice(None) if values is None else values != 0\n"
-        "    src, dst, w = rows[nz] - 1, cols[nz] - 1, None if values is None else values[nz]\n",
+        "    src, dst, w = rows[nz], cols[nz], None if values is None else values[nz]",
         [IO]),
     _mutation(
         "mtx-zero-index",
@@ -363,6 +409,14 @@ MUTATIONS = (
         "(src < n) & (dst < n)",
         "(src <= n) & (dst <= n)",
         [IO]),
+    _mutation(
+        "mtx-4-byte-type-unnamed",
+        "write_mtx leaves out the type line of int32 and float32 weights: they read back "
+        "wider",
+        "lagraph_py/io.py",
+        "    if kept:                          # mmwrite writes",
+        "    if False:                         # mmwrite writes",
+        [f"{IO}::test_write_then_read_gives_the_same_graph"]),
     # ------------------------------------------------------------------ validators
     _mutation(
         "validate-bfs-parent-edge",

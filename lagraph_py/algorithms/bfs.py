@@ -20,6 +20,7 @@ The whole search is one group step, :meth:`Executor.bfs_search`, which this text
 
 from __future__ import annotations
 
+from .. import memory
 from .._checks import as_source
 from ..executor import PULL, PUSH
 from ..registry import get_executor
@@ -73,6 +74,7 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
     if method not in methods:
         raise ValueError(f"method must be one of {methods} on the {ex.name} executor, "
                          f"got {method!r}")
+    memory.ensure(memory.bfs_bytes(G, ex, method), f"bfs on {G!r}")
     level, parent = ex.bfs_search(G, s, method, levels, parents)    # the group step
     return BFSResult(source=s, level=level, parent=parent)
 

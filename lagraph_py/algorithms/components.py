@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from .._checks import undirected
 from ..graph import Graph
 from ..registry import get_executor
@@ -69,5 +70,6 @@ def connected_components(G: Graph, *, backend: str = "cpu",
                    "components, or call lagraph_py.scc for the strongly connected ones")
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
+    memory.ensure(memory.cc_bytes(G, ex), f"connected_components on {G!r}")
     label = ex.connected_components(ex.matrix(G), G.n)          # the group step
     return SCCResult(labels=ex.to_dense(label, -1, consume=True))

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from .._checks import undirected
 from ..graph import Graph
 from ..registry import get_executor
@@ -108,6 +109,7 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
     G = undirected(G, symmetrize, "msf needs an undirected graph; build it with "
                    "directed=False, or pass symmetrize=True to treat each directed edge "
                    "(u, v, w) as the undirected edge {u, v} (parallel edges keep the lightest)")
+    memory.ensure(memory.msf_bytes(G, ex), f"msf on {G!r}")
     src, dst, weight, component = ex.spanning_forest(G)          # the group step
     return MSFResult(src=src, dst=dst, weight=weight, component=component)
 
@@ -272,13 +274,16 @@ def stable_order(w: np.ndarray) -> np.ndarray:
 
 
 def _order_key(w: np.ndarray) -> np.ndarray:
-    """New int64 keys with ``key(x) < key(y)`` iff ``x < y`` (float64 -0.0 equals 0.0)."""
+    """New int64 keys with ``key(x) < key(y)`` iff ``x < y`` for int32, int64, float32 or
+    float64 ``w`` (-0.0 equals 0.0): a real's bits as a signed integer of its width,
+    widened, the order of the negative ones flipped."""
     if w.dtype.kind != "f":
         return w.astype(np.int64, copy=True)
-    key = (w + 0.0).view(np.int64)                    # -0.0 + 0.0 == +0.0
-    if key.size and key.min() < 0:                    # negative floats: flip their order
+    bits = (w + w.dtype.type(0)).view(f"i{w.itemsize}")   # -0.0 + 0.0 == +0.0
+    key = bits.astype(np.int64, copy=False)           # (w + 0 is a new array already)
+    if key.size and key.min() < 0:                    # negative reals: flip their order
         flip = key >> np.int64(63)
-        flip &= np.int64(0x7FFFFFFFFFFFFFFF)
+        flip &= np.int64(np.iinfo(bits.dtype).max)
         key ^= flip
     return key
 

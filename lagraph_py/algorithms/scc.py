@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from ..executor import PULL, PUSH
 from ..registry import get_executor
 from ..results import SCCResult
@@ -120,6 +121,7 @@ def scc(G, *, backend: str = "cpu") -> SCCResult:
     ex = get_executor(backend, G)
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
+    memory.ensure(memory.scc_bytes(G, ex), f"scc on {G!r}")
     label = ex.strong_components(G)
     return SCCResult(labels=ex.to_dense(label, -1, consume=True))
 

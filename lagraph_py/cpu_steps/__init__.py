@@ -27,6 +27,7 @@ class FusedCpuExecutor(BfsSteps, MsfSteps, SccSteps, ComponentSteps, HostVectorS
     ``graphblas.Vector``)."""
 
     name = "cpu"
+    memory_path = "compiled"
 
 
 __all__ = ["FusedCpuExecutor", "HostVector"]

@@ -40,6 +40,7 @@ from numba import get_num_threads, njit, prange, set_num_threads
 
 from ..algorithms.msf import Ranking, stable_order
 from ..graph import Graph, _frozen
+from .csr import row_blocks
 from .union_find import flatten, union
 
 #: The light pass takes about ``LIGHT * n`` edges. Larger than ``FIRST_CHUNK``: on power-law
@@ -95,7 +96,7 @@ def _filter_kruskal(G: Graph):
     n, indptr, indices, weights = G.n, G.indptr, G.indices, G.weights
     wtype = np.dtype(np.int64) if weights is None else weights.dtype
     parent = np.arange(n, dtype=indices.dtype)      # union-find: roots are smallest ids
-    blocks = _row_blocks(indptr, BLOCKS_PER_THREAD * get_num_threads())
+    blocks = row_blocks(indptr, BLOCKS_PER_THREAD * get_num_threads())
     forest = _Forest(n, wtype)
 
     limit = _light_limit(G, LIGHT * n)
@@ -181,18 +182,6 @@ def _light_limit(G, size):
 
 
 # ---------------------------------------------------------------------- compiled loops
-@njit(cache=True)
-def _row_blocks(indptr, nblocks):
-    """Row ranges ``[bounds[b], bounds[b + 1])`` holding about equal numbers of entries."""
-    n = indptr.size - 1
-    bounds = np.empty(nblocks + 1, np.int64)
-    nnz = indptr[n]
-    for b in range(nblocks + 1):
-        bounds[b] = np.searchsorted(indptr[:n], b * nnz // nblocks)
-    bounds[nblocks] = n
-    return bounds
-
-
 _JOINED, _LIGHT_EDGE, _HEAVY_EDGE = 0, 1, 2      # kinds of upper-triangle entries
 
 
