@@ -90,6 +90,10 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     """The step vocabulary on a CUDA GPU through CuPy (see the module docstring)."""
 
     name = "gpu"
+    #: Graphs of at most this many vertices plus stored entries run BFS (``method="auto"``)
+    #: and SCC on the host's cpu executor, the results copied to the device
+    #: (:mod:`.host_handover`); -1 keeps every graph on the device.
+    host_items = 1 << 17
 
     @property
     def memory_limit(self) -> int | None:
