@@ -187,8 +187,11 @@ class DistGraph:
     @classmethod
     def _routed(cls, ex: Exchange, n: int, src, dst, w, directed: bool) -> "DistGraph":
         """Send each edge to the rank of its row (both directions if undirected), then
-        build the local rows, merging parallel edges (lightest weight)."""
+        build the local rows, merging parallel edges (lightest weight). The ids travel
+        as int64 whatever their type on each rank (the ranks' types may differ: an
+        empty share is int64)."""
         bounds = partition(n, ex.size)
+        src, dst = src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False)
         if not directed:
             src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
             w = None if w is None else np.concatenate([w, w])
@@ -228,6 +231,18 @@ class DistGraph:
         if not self.directed:
             return self.indptr, self.indices
         return self._cached("in_rows", lambda: _transposed_rows(self))
+
+    def column_block(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(indptr, indices)`` of the edges into this rank's vertices, as rows of every
+        vertex: row ``u`` (of ``n``) lists, ascending, the offsets ``v - lo`` of the
+        vertices ``v`` of this range with an edge ``u -> v``. A push level of GPU ranks
+        expands the whole frontier over it, so that every vertex it reaches is this
+        rank's. The transpose of :meth:`in_rows` (collective on first use for a directed
+        graph), cached; on one rank, the graph's own rows.
+        """
+        if self.exchange.size == 1:
+            return self.indptr, self.indices
+        return self._cached("column_block", lambda: _column_block(self))
 
     def out_degree(self) -> np.ndarray:
         """The out-degree of every vertex of the graph (int64), on every rank.
@@ -315,6 +330,15 @@ def _transposed_rows(G: DistGraph) -> tuple[np.ndarray, np.ndarray]:
     (tail, head), _ = G.exchange.alltoallv([src[order], dst[order]],
                                            np.bincount(to, minlength=G.exchange.size))
     indptr, indices, _ = _local_rows([head, tail], G.lo, G.hi, G.n)
+    return indptr, indices
+
+
+def _column_block(G: DistGraph) -> tuple[np.ndarray, np.ndarray]:
+    """The in-edges of each of the rank's vertices ``v`` (tail ``u``) as rows ``u`` of
+    local offsets ``v - lo``."""
+    in_ptr, in_ind = G.in_rows()
+    heads = np.repeat(np.arange(G.nlocal, dtype=in_ind.dtype), np.diff(in_ptr))
+    indptr, indices, _ = _local_rows([in_ind, heads], 0, G.n, G.nlocal)
     return indptr, indices
 
 
