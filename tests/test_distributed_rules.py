@@ -1,7 +1,10 @@
 """The host-side decisions of the distributed executor, in one process: the partition
 into ranges, the BFS direction rule on global counts against a plain transcription of the
-text's rule, the choice between id lists and bitmaps. Skipped without mpi4py (``pip install '.[mpi]'``).
+text's rule, the choice between id lists and bitmaps; and the GPU ranks' module refusing
+cleanly where CuPy is absent. Skipped without mpi4py (``pip install '.[mpi]'``).
 """
+
+import importlib.util
 
 import numpy as np
 import pytest
@@ -100,3 +103,15 @@ def test_a_frontier_travels_in_the_smaller_form(n, nq):
 def test_ids_of_eight_bytes_past_two_billion_vertices():
     n = 2**33
     assert sends_ids(n // 80, n) and not sends_ids(n // 48, n)
+
+
+# ---------------------------------------------------------------------- GPU ranks
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is not None,
+                    reason="CuPy is installed here")
+def test_gpu_ranks_without_cupy_raise_a_clear_import_error():
+    import lagraph_py as lg
+
+    with pytest.raises(ImportError, match="CuPy"):
+        importlib.import_module("dist_backend.nccl")
+    with pytest.raises(ImportError, match="CuPy"):
+        lg.registry.get_executor("distributed-gpu")
