@@ -2,8 +2,9 @@
 graphs over 1, 2, 4, 8, 16 MPI ranks, on CPUs or one GPU a rank, against the
 single-process executor in the same run, and optionally Graph500's reference MPI BFS.
 
-Run it as a plain script; it launches the ranks itself (the ``mpiexec`` beside the
-interpreter, MPICH from the ``mpi`` extra)::
+Run it as a plain script; it launches the ranks itself (with ``$MPIEXEC``, else the
+``mpiexec`` beside the interpreter, MPICH from the ``mpi`` extra, else the one on
+``PATH``)::
 
     python bench/distributed.py --scales 20 21 22 23 24 --ranks 1 2 4 8 16
     python bench/distributed.py --quick                     # scale 12, 1-2 ranks
@@ -49,6 +50,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -179,7 +181,9 @@ def _mpirun(ranks: int, command: list[str], budget: Budget):
     if left is not None and left < MIN_RUN_S:
         print(f"skipped (budget spent): {ranks} ranks: {' '.join(command[-8:])}", flush=True)
         return None
-    mpiexec = Path(sys.executable).parent / "mpiexec"
+    beside = Path(sys.executable).parent / "mpiexec"
+    mpiexec = os.environ.get("MPIEXEC") or (beside if beside.exists() else
+                                            shutil.which("mpiexec"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), os.environ.get("PYTHONPATH", "")])}
     start = time.monotonic()
