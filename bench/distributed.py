@@ -9,8 +9,8 @@ Run it as a plain script; it launches the ranks itself (with ``$MPIEXEC``, else 
     python bench/distributed.py --scales 20 21 22 23 24 --ranks 1 2 4 8 16
     python bench/distributed.py --quick                     # scale 12, 1-2 ranks
     python bench/distributed.py --graph500 bench/graph500/src/graph500_reference_bfs
-    python bench/distributed.py --backend gpu --ranks 1 2 --scales 25 26 --tasks bfs \
-        --sources 64 --strong-only --no-1proc --budget 300
+    python bench/distributed.py --backend gpu --ranks 2 --one-rank-too --scales 25 26 \
+        --tasks bfs --sources 64 --strong-only --no-1proc --budget 300
 
 Strong scaling: the same graph (scale s) on every rank count; weak scaling: scale
 ``s0 + log2(ranks)`` (``--weak-base s0``). Each run times the group steps on a graph
@@ -18,8 +18,11 @@ already built (medians of ``--repeats`` calls, BFS from ``--sources`` vertices o
 non-zero degree); the 1-process rows (``lagraph_py-1proc``) run ``lg.bfs``/``msf``/``scc``
 on ``lg.generate.kronecker`` of the same scale and seed, the graph the ranks draw, on
 the same backend. With ``--backend gpu`` rank ``r`` of a host takes GPU ``r mod
-devices``; ``"gpus"`` says how many the ranks used. ``--budget`` gives the runs that
-many seconds in all: a run is stopped (its processes killed) when it would pass it, and
+devices``; ``"gpus"`` says how many the ranks used. With ``--one-rank-too`` a job of
+several ranks also times rank 0 alone on the graphs gathered there (the distributed
+executor on one rank and the single-process executor: rows of one rank), so that a
+large graph is built once. ``--budget`` gives the runs that many seconds in all: a run
+is stopped (its processes killed, the rows it printed kept) when it would pass it, and
 the later ones are skipped, each said so.
 
 Graph500's reference BFS (github.com/graph500/graph500, commit f89d643, the folders
@@ -66,39 +69,43 @@ TASKS = ("bfs", "msf", "scc")
 MIN_RUN_S = 5.0
 
 
-def rank_main(scale: int, tasks: list[str], sources: int, repeats: int, backend: str) -> None:
-    """Inside the MPI job: build the graph, time each task, rank 0 prints JSON rows."""
+def rank_main(scale: int, tasks: list[str], sources: int, repeats: int, backend: str,
+              one_rank_too: bool) -> None:
+    """Inside the MPI job: build the graphs, time each task on every rank, then, with
+    ``one_rank_too``, on rank 0 alone the same graphs gathered there (the distributed
+    executor on one rank, and the single-process executor); rank 0 prints JSON rows."""
     import lagraph_py as lg
     from dist_backend import world
 
     t0 = time.perf_counter()
-    G = lg.distributed.Graph.kronecker(scale, weights="real" if "msf" in tasks else None)
+    graphs = {"undirected": lg.distributed.Graph.kronecker(
+        scale, weights="real" if "msf" in tasks else None)}
+    if "scc" in tasks:
+        graphs["directed"] = lg.distributed.Graph.kronecker(scale, directed=True)
     built = world().allreduce(np.array([time.perf_counter() - t0]), "max")[0]
     if world().rank == 0:
         print(f"kron{scale} built on {world().size} ranks in {built:.1f} s", flush=True)
-    degree = G.out_degree()
-    starts = np.flatnonzero(degree)[:sources]
+    starts = np.flatnonzero(graphs["undirected"].out_degree())[:sources]
     sync, gpus = _device(backend)
-    rows = []
-    for task in tasks:
-        H = G
-        if task == "scc":
-            H = lg.distributed.Graph.kronecker(scale, directed=True)
-        call = {"bfs": lambda s: lg.bfs(H, int(s), backend=backend),
-                "msf": lambda s: lg.msf(H, backend=backend),
-                "scc": lambda s: lg.scc(H, backend=backend)}[task]
-        call(starts[0])                                  # warm-up: compiles
-        times = []
-        for s in (starts if task == "bfs" else [0] * repeats):
-            sync()
-            world().allreduce(np.zeros(1), "sum")        # start together
-            t0 = time.perf_counter()
-            call(s)
-            sync()
-            times.append(time.perf_counter() - t0)
-        worst = world().allreduce(np.array([np.median(times)]), "max")[0]
-        rows.append(dict(graph=f"kron{scale}", task=task, ranks=world().size, gpus=gpus,
-                         implementation="lagraph_py", backend=backend, seconds=float(worst)))
+    for task in tasks:                 # rows as they come: a run stopped keeps the earlier
+        _report(_timed(graphs, [task], starts, repeats, backend, sync, world().allreduce,
+                       dict(graph=f"kron{scale}", ranks=world().size, gpus=gpus,
+                            implementation="lagraph_py", backend=backend)))
+    if one_rank_too and world().size > 1:
+        wholes = {name: g.gather_graph() for name, g in graphs.items()}
+        del graphs
+        if backend == "gpu":
+            import cupy as cp
+            cp.get_default_memory_pool().free_all_blocks()
+        if world().rank == 0:
+            _one_rank(wholes, tasks, starts, repeats, backend, sync, scale)
+        world().comm.Barrier()               # the others wait, whatever the time-out
+
+
+def _report(rows: list[dict]) -> None:
+    """Rank 0 prints rows for the driver (a line starting ROWS)."""
+    from dist_backend import world
+
     if world().rank == 0:
         print("ROWS " + json.dumps(rows), flush=True)
 
@@ -117,33 +124,73 @@ def _device(backend: str):
     return cp.cuda.get_current_stream().synchronize, len(set(ids.tolist()))
 
 
-def single_process(scale: int, tasks, sources: int, repeats: int, backend: str) -> list[dict]:
+def _one_rank(wholes, tasks, starts, repeats, backend, sync, scale) -> None:
+    """On rank 0 alone: the tasks on the gathered graphs, by the distributed executor on
+    one rank (MPI.COMM_SELF; one GPU) and by the single-process executor; their rows
+    reported."""
+    from mpi4py import MPI
+
+    from dist_backend import DistGraph, Exchange
+    from lagraph_py.registry import get_executor
+
+    one = Exchange(MPI.COMM_SELF)
+    ex = type(get_executor(DistGraph.backends[backend]))(one)
+    for executor, graphs, implementation in [
+            (ex, {k: DistGraph.from_graph(g, exchange=one) for k, g in wholes.items()},
+             "lagraph_py"),
+            (backend, wholes, "lagraph_py-1proc")]:
+        for task in tasks:
+            _report(_timed(graphs, [task], starts, repeats, executor, sync, None,
+                           dict(graph=f"kron{scale}", ranks=1, gpus=int(backend == "gpu"),
+                                implementation=implementation, backend=backend)))
+        del graphs
+
+
+def _timed(graphs, tasks, starts, repeats, backend, sync, allreduce, row) -> list[dict]:
+    """A row a task: the median time of its calls (BFS from each of ``starts``), after
+    a warm-up call; with ``allreduce`` (ranks together) the ranks start each call
+    together and the slowest rank's median counts."""
     import lagraph_py as lg
 
-    G = lg.generate.kronecker(scale, weights="real" if "msf" in tasks else None)
-    D = lg.generate.kronecker(scale, directed=True) if "scc" in tasks else None
-    starts = np.flatnonzero(G.out_degree())[:sources]
-    sync = lambda: None                                  # noqa: E731
-    if backend == "gpu":
-        import cupy as cp
-        sync = cp.cuda.get_current_stream().synchronize
     rows = []
     for task in tasks:
+        G = graphs["directed" if task == "scc" else "undirected"]
         call = {"bfs": lambda s: lg.bfs(G, int(s), backend=backend),
                 "msf": lambda s: lg.msf(G, backend=backend),
-                "scc": lambda s: lg.scc(D, backend=backend)}[task]
-        call(starts[0])
+                "scc": lambda s: lg.scc(G, backend=backend)}[task]
+        call(starts[0])                                  # warm-up: compiles, uploads
         times = []
         for s in (starts if task == "bfs" else [0] * repeats):
             sync()
+            if allreduce:
+                allreduce(np.zeros(1), "sum")            # start together
             t0 = time.perf_counter()
             call(s)
             sync()
             times.append(time.perf_counter() - t0)
-        rows.append(dict(graph=f"kron{scale}", task=task, ranks=1,
-                         gpus=int(backend == "gpu"), implementation="lagraph_py-1proc",
-                         backend=backend, seconds=float(np.median(times))))
+        median = float(np.median(times))
+        if allreduce:
+            median = float(allreduce(np.array([median]), "max")[0])
+        rows.append(dict(row, task=task, seconds=median))
     return rows
+
+
+def single_process(scale: int, tasks, sources: int, repeats: int, backend: str) -> list[dict]:
+    """The tasks on ``lg.generate.kronecker`` graphs in this process."""
+    import lagraph_py as lg
+
+    graphs = {"undirected": lg.generate.kronecker(
+        scale, weights="real" if "msf" in tasks else None)}
+    if "scc" in tasks:
+        graphs["directed"] = lg.generate.kronecker(scale, directed=True)
+    starts = np.flatnonzero(graphs["undirected"].out_degree())[:sources]
+    sync = lambda: None                                  # noqa: E731
+    if backend == "gpu":
+        import cupy as cp
+        sync = cp.cuda.get_current_stream().synchronize
+    return _timed(graphs, tasks, starts, repeats, backend, sync, None,
+                  dict(graph=f"kron{scale}", ranks=1, gpus=int(backend == "gpu"),
+                       implementation="lagraph_py-1proc", backend=backend))
 
 
 def graph500(binary: str, scale: int, ranks: int, budget: "Budget") -> dict | None:
@@ -175,8 +222,9 @@ class Budget:
 
 
 def _mpirun(ranks: int, command: list[str], budget: Budget):
-    """The finished run of ``command`` on ``ranks`` ranks, or None (said why) if the
-    budget ran out before or during it: then its whole process group is killed."""
+    """The run of ``command`` on ``ranks`` ranks, or None (said why) if the budget ran
+    out before it. One that would pass the budget is stopped (its whole process group
+    killed; return code -9) and returned with what it printed until then."""
     left = budget.left()
     if left is not None and left < MIN_RUN_S:
         print(f"skipped (budget spent): {ranks} ranks: {' '.join(command[-8:])}", flush=True)
@@ -194,10 +242,10 @@ def _mpirun(ranks: int, command: list[str], budget: Budget):
         out, err = job.communicate(timeout=left)
     except subprocess.TimeoutExpired:
         os.killpg(job.pid, signal.SIGKILL)
-        job.communicate()
+        out, err = job.communicate()
         print(f"stopped at the budget after {time.monotonic() - start:.0f} s: {ranks} ranks: "
               f"{' '.join(command[-8:])}", flush=True)
-        return None
+        return subprocess.CompletedProcess(job.args, -signal.SIGKILL, out, err)
     print(f"{time.monotonic() - start:7.1f} s  {ranks} ranks: {' '.join(command[-8:])}",
           flush=True)
     return subprocess.CompletedProcess(job.args, job.returncode, out, err)
@@ -214,6 +262,9 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--backend", default="cpu", choices=["cpu", "gpu"])
     p.add_argument("--no-1proc", action="store_true", help="no single-process rows")
+    p.add_argument("--one-rank-too", action="store_true",
+                   help="each job of several ranks also times rank 0 alone on its graph, "
+                        "gathered (instead of a job of one rank building it again)")
     p.add_argument("--budget", type=float, help="seconds for all the runs")
     p.add_argument("--graph500", help="Graph500 reference MPI BFS binary (built apart)")
     p.add_argument("--quick", action="store_true", help="scale 12 on 1 and 2 ranks")
@@ -221,7 +272,7 @@ def main(argv=None) -> int:
     p.add_argument("--rank", nargs=2, type=int, help=argparse.SUPPRESS)  # inside the job
     a = p.parse_args(argv)
     if a.rank:
-        rank_main(a.rank[0], a.tasks, a.sources, a.repeats, a.backend)
+        rank_main(a.rank[0], a.tasks, a.sources, a.repeats, a.backend, a.one_rank_too)
         return 0
     if a.quick:
         a.scales, a.ranks, a.weak_base = [12], [1, 2], 11
@@ -236,15 +287,17 @@ def main(argv=None) -> int:
         run = _mpirun(ranks, [sys.executable, str(Path(__file__).resolve()), "--rank",
                               str(scale), "0", "--tasks", *a.tasks, "--sources",
                               str(a.sources), "--repeats", str(a.repeats), "--backend",
-                              a.backend], budget)
+                              a.backend] + ["--one-rank-too"] * a.one_rank_too, budget)
         if run is None:
             continue
-        found = [line for line in run.stdout.splitlines() if line.startswith("ROWS ")]
-        print("\n".join(line for line in run.stdout.splitlines() if " built " in line))
-        if run.returncode or not found:
+        lines = run.stdout.splitlines()
+        print("\n".join(line for line in lines if " built " in line))
+        for line in lines:
+            if line.startswith("ROWS "):
+                rows += json.loads(line[5:])
+        if run.returncode:
             print(f"scale {scale} on {ranks} ranks failed:\n{run.stderr[-3000:]}")
             continue
-        rows += json.loads(found[0][5:])
         if a.graph500 and "bfs" in a.tasks:
             rows += [r for r in [graph500(a.graph500, scale, ranks, budget)] if r]
     for r in rows:

@@ -9,8 +9,9 @@
 #     2 ranks (tests/mpi/agree_gpu.py: BFS levels equal, parents valid, on shaped and
 #     random graphs and Kronecker 16-20; MSF and SCC on the small ones);
 #  2. timings (bench/distributed.py): BFS on Kronecker 25, MSF and SCC on Kronecker 24, then
-#     BFS on Kronecker 26, MSF and SCC on Kronecker 25; each on 1 rank (one GPU) and on 2
-#     ranks (two GPUs), 64 BFS sources;
+#     BFS on Kronecker 26, MSF and SCC on Kronecker 25; each graph built once by 2 ranks,
+#     timed on 2 ranks (two GPUs), then gathered on rank 0 and timed there on 1 rank (one
+#     GPU) and by the single-process gpu executor; 64 BFS sources;
 # rows in $OUT/distributed_<host>.json (issue schema plus "gpus"), logs beside them.
 # NVLink multicast (NVLS) stays off: NCCL_NVLS_ENABLE=0 for every process.
 set -uo pipefail
@@ -57,9 +58,9 @@ bench() {   # name, then bench/distributed.py arguments
   local name=$1; shift
   local budget=$(( $(left) - 10 ))
   if [ "$budget" -lt 30 ]; then stamp "skipped $name: no time left"; return; fi
-  python3 bench/distributed.py --backend gpu --ranks 1 2 --strong-only --no-1proc \
-    --sources 64 --repeats 3 --budget "$budget" --output "$out/rows_$name.json" "$@" \
-    > "$out/bench_$name.log" 2>&1
+  python3 bench/distributed.py --backend gpu --ranks 2 --one-rank-too --strong-only \
+    --no-1proc --sources 64 --repeats 3 --budget "$budget" --output "$out/rows_$name.json" \
+    "$@" > "$out/bench_$name.log" 2>&1
   grep -E " s  |built|skipped|stopped|failed| ms$" "$out/bench_$name.log" | tail -12
   stamp "$name done"
 }

@@ -51,7 +51,7 @@ class GpuBfsSteps:
     :class:`~.nccl.GpuRanksExecutor`)."""
 
     def bfs_search(self, G: DistGraph, source, method, levels, parents):
-        blocks = G._cached(f"{self.name}.bfs", lambda: DeviceBlocks(G, self.exchange))
+        blocks = G._cached(f"{self.name}.bfs", lambda: DeviceBlocks(G))
         search = _GpuSearch(G, blocks, int(source), self.data, self.local.block)
         search.run(method)
         return (search.level if levels else None), (search.parent if parents else None)
@@ -65,7 +65,8 @@ class DeviceBlocks:
     range, the degree prefix of a push, the bitmap of the whole frontier (whole words
     of each range, end to end) and the counters."""
 
-    def __init__(self, G: DistGraph, exchange):
+    def __init__(self, G: DistGraph):
+        exchange = G.exchange
         in_ptr, in_ind = G.in_rows()
         col_ptr, col_ind = G.column_block()
         top = max(G.n, G.indices.size, in_ind.size, col_ind.size)

@@ -31,6 +31,8 @@ from .exchange import Exchange
 #: Every range but the last starts at a multiple of ALIGN vertices: ranges of whole
 #: 64-bit words in a bitmap of the vertices.
 ALIGN = 64
+#: Entries a message of :meth:`DistGraph.gather_graph` holds at most (MPI counts are int).
+PIECE = 1 << 28
 
 _WORLD: Exchange | None = None
 
@@ -280,6 +282,41 @@ class DistGraph:
                              f"{self.nlocal}")
         (whole,), _ = self.exchange.allgather([part])
         return whole if self.rank == root else None
+
+    def gather_graph(self, root: int = 0):
+        """The whole graph as a :class:`~lagraph_py.Graph` on rank ``root``, None on the
+        others: every rank's rows sent there (in pieces of at most :data:`PIECE`
+        entries). Collective; the whole graph must fit one process (to compare one
+        process with many on the same graph).
+
+        Examples
+        --------
+        >>> D = DistGraph.kronecker(10)              # doctest: +SKIP
+        >>> G = D.gather_graph()                     # doctest: +SKIP
+        """
+        from lagraph_py.graph import Graph
+
+        ex = self.exchange
+        (degrees,), _ = ex.allgather([np.diff(self.indptr)])
+        arrays = [self.indices] + ([self.weights] if self.weighted else [])
+        if self.rank != root:
+            for a in arrays:
+                for lo in range(0, a.size, PIECE):
+                    ex.comm.Send(np.ascontiguousarray(a[lo:lo + PIECE]), dest=root)
+            return None
+        indptr = np.concatenate([[0], np.cumsum(degrees)])
+        whole = [np.empty(int(indptr[-1]), a.dtype) for a in arrays]
+        for r in range(ex.size):
+            first, last = indptr[self.bounds[r]], indptr[self.bounds[r + 1]]
+            for a, out in zip(arrays, whole):
+                if r == self.rank:
+                    out[first:last] = a
+                    continue
+                for lo in range(first, last, PIECE):
+                    ex.comm.Recv(out[lo:min(last, lo + PIECE)], source=r)
+        return Graph(self.n, self.directed,
+                     indptr.astype(index_dtypes(self.n, whole[0].size)[0]), whole[0],
+                     whole[1] if self.weighted else None, self.nself_loops)
 
     def _cached(self, key: str, factory: Callable[[], Any]) -> Any:
         try:

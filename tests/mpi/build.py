@@ -25,6 +25,13 @@ def whole(D):
 
 def same(D, G, what):
     columns_agree(D, G, what)
+    gathered = D.gather_graph(root=D.exchange.size - 1)
+    if gathered is not None:
+        assert (gathered.n, gathered.directed, gathered.nedges, gathered.nself_loops) == \
+            (G.n, G.directed, G.nedges, G.nself_loops), f"{what}: gathered sizes"
+        for name in ("indptr", "indices", "weights"):
+            assert np.array_equal(getattr(gathered, name), getattr(G, name)), \
+                f"{what}: gathered {name}"
     indptr, indices, weights = whole(D)
     assert (D.n, D.directed, D.weighted, D.nstored, D.nedges) == \
         (G.n, G.directed, G.weighted, G.nstored, G.nedges), f"{what}: sizes"
