@@ -33,6 +33,9 @@ if [ -n "${1:-}" ]; then        # --prefix, not --target: --target drops the whe
 fi
 export PYTHONPATH=$PWD:${PYTHONPATH:-}
 export MPIEXEC=$(command -v mpiexec)             # the one the bench launches with
+# NCCL from the nvidia-nccl wheel, where CuPy does not find it by itself
+nccl_lib=$(python3 -c "import nvidia.nccl as m; print(list(m.__path__)[0] + '/lib')" 2>/dev/null)
+[ -n "$nccl_lib" ] && export LD_LIBRARY_PATH=$nccl_lib:${LD_LIBRARY_PATH:-}
 host=$(hostname)
 python3 - <<'EOF' 2>&1 | tee "$out/setup.log"
 import cupy, mpi4py
@@ -47,7 +50,7 @@ stamp "setup done"
 
 # 1. tests
 python3 -m pytest -q -p no:cacheprovider tests/test_distributed_rules.py 2>&1 | tail -3
-timeout -k 10 $(( $(left) < 200 ? $(left) : 200 )) mpiexec -launcher fork -n 2 \
+timeout -k 10 $(( $(left) < 180 ? $(left) : 180 )) mpiexec -launcher fork -n 2 \
   python3 tests/mpi/agree_gpu.py tests 3 20 > "$out/agree_gpu.log" 2>&1
 echo "agree_gpu exit $?: $(tail -1 "$out/agree_gpu.log")"
 grep -v "done (" "$out/agree_gpu.log" | tail -15

@@ -40,6 +40,9 @@ from lagraph_py.executor import LevelStats
 from .bfs_rule import LevelSearch, sends_ids
 from .graph import DistGraph
 
+#: Largest vertex id or entry count kept in int32 device arrays; past it, on any rank,
+#: every rank's arrays are int64 (the kernels' other instantiation).
+INT32_TOP = np.iinfo(np.int32).max
 _UNVISITED = -1                 # bfs.cu UNV: the status of a vertex not reached yet
 _NO_HUBS = np.iinfo(np.int64).max   # a hub degree no vertex reaches (no hub cache)
 _PREFIX_ONE_BLOCK = 1 << 14     # frontiers up to this long get their degree prefix in one
@@ -70,7 +73,7 @@ class DeviceBlocks:
         in_ptr, in_ind = G.in_rows()
         col_ptr, col_ind = G.column_block()
         top = max(G.n, G.indices.size, in_ind.size, col_ind.size)
-        wide = exchange.allreduce(np.array([top > np.iinfo(np.int32).max], np.int64), "max")
+        wide = exchange.allreduce(np.array([top > INT32_TOP], np.int64), "max")
         I = self.I = np.dtype(np.int64 if wide[0] else np.int32)
         uploaded: dict[int, cp.ndarray] = {}
 

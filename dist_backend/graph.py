@@ -189,11 +189,10 @@ class DistGraph:
     @classmethod
     def _routed(cls, ex: Exchange, n: int, src, dst, w, directed: bool) -> "DistGraph":
         """Send each edge to the rank of its row (both directions if undirected), then
-        build the local rows, merging parallel edges (lightest weight). The ids travel
-        as int64 whatever their type on each rank (the ranks' types may differ: an
-        empty share is int64)."""
+        build the local rows, merging parallel edges (lightest weight)."""
         bounds = partition(n, ex.size)
-        src, dst = src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False)
+        ids = index_dtypes(n, 0)[1]                  # one id type on every rank
+        src, dst = src.astype(ids, copy=False), dst.astype(ids, copy=False)
         if not directed:
             src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
             w = None if w is None else np.concatenate([w, w])

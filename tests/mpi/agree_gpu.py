@@ -5,11 +5,11 @@ executor, gathered on rank 0; exits non-zero on a difference, after reporting ev
 Arguments: the tests folder (oracles.py), the number of random graphs, the largest
 Kronecker scale (BFS also on Kronecker graphs of scale 16 up to it; none below 16).
 
-BFS levels must equal the gpu executor's exactly (every method, from three sources) and
-parents form a valid BFS tree (lagraph_py.validate and an independent check); on the
-random and shaped graphs of ``agree.py`` (empty, isolated vertices, a rank without edges,
-paths, stars, self-loops, duplicates, weights) the forests and the strong / connected
-component labels must equal the gpu executor's too.
+BFS levels must equal the gpu executor's exactly (every method, from three sources, and
+on int64 device arrays) and parents form a valid BFS tree (lagraph_py.validate and an
+independent check); on the random and shaped graphs of ``agree.py`` (empty, isolated
+vertices, a rank without edges, paths, stars, self-loops, duplicates, weights) the
+forests and the strong / connected component labels must equal the gpu executor's too.
 """
 
 import sys
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 import lagraph_py as lg
-from dist_backend import DistGraph
+from dist_backend import DistGraph, gpu_bfs_steps
 
 sys.path.insert(0, str(Path(__file__).parent))
 from agree import graphs  # noqa: E402  (reads argv[1], argv[2] as this script does)
@@ -64,6 +64,8 @@ def tasks(name, G, D):
                 yield f"bfs {method} from {s}", lambda s=s, m=method: bfs(G, D, s, m)
     if name.startswith("kron"):
         return                                       # BFS only on the large graphs
+    if G.n:
+        yield "bfs on int64 device arrays", lambda: bfs_int64(G)
     if not G.directed:
         yield "msf", lambda: msf(G, D)
     yield "scc", lambda: scc(G, D)
@@ -80,6 +82,17 @@ def bfs(G, D, s, method) -> list[str]:
     lg.validate.bfs(G, s, lg.BFSResult(s, level, parent))
     check_bfs_parents(G, s, parent)
     return []
+
+
+def bfs_int64(G) -> list[str]:
+    """BFS from the last vertex with the GPU ranks' arrays int64 (the kernels' other
+    instantiation), on a graph made anew (its device blocks)."""
+    int32_top = gpu_bfs_steps.INT32_TOP
+    gpu_bfs_steps.INT32_TOP = -1
+    try:
+        return bfs(G, DistGraph.from_graph(G), G.n - 1, "auto")
+    finally:
+        gpu_bfs_steps.INT32_TOP = int32_top
 
 
 def msf(G, D) -> list[str]:

@@ -11,6 +11,7 @@ tests/mpi/agree_gpu.py checks the real ones.
 """
 
 import ctypes
+import itertools
 import sys
 import types
 
@@ -168,14 +169,14 @@ sys.modules.update({"cupy": cupy, "cupy.cuda": cupy.cuda, "cupy.cuda.nccl": nccl
 # ---------------------------------------------------------------------- the checks
 import lagraph_py as lg  # noqa: E402
 from dist_backend import DistGraph, world  # noqa: E402
-from dist_backend.gpu_bfs_steps import GpuBfsSteps  # noqa: E402
+from dist_backend import gpu_bfs_steps  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 
 sys.path.insert(0, sys.argv[1])                 # the tests folder: oracles.py
 from oracles import check_bfs_parents  # noqa: E402
 
 
-class EmulatedRanks(GpuBfsSteps):
+class EmulatedRanks(gpu_bfs_steps.GpuBfsSteps):
     """The GPU ranks' BFS group step on the emulated devices."""
 
     name = "emulated-gpu"
@@ -202,15 +203,18 @@ def graphs(rng):
 
 def main():
     ex = EmulatedRanks()
-    for name, G in graphs(np.random.default_rng(5)):
+    int32_top = gpu_bfs_steps.INT32_TOP
+    for (name, G), wide in itertools.product(graphs(np.random.default_rng(5)), (False, True)):
+        gpu_bfs_steps.INT32_TOP = -1 if wide else int32_top      # int64 device arrays
         D = DistGraph.from_graph(G)
         for s in sorted({0, G.n // 2, G.n - 1}):
             ref = lg.bfs(G, s, backend=CpuExecutor()).level
             for method in ("auto", "push", "pull"):
                 level, parent = ex.bfs_search(D, s, method, True, True)
+                assert D._cache["emulated-gpu.bfs"].I == (np.int64 if wide else np.int32)
                 level, parent = D.gather(level.get()), D.gather(parent.get())
                 if D.rank == 0:
-                    where = f"{name} from {s} ({method})"
+                    where = f"{name} from {s} ({method}, int{64 if wide else 32})"
                     assert np.array_equal(level, ref), f"{where}: levels"
                     lg.validate.bfs(G, s, lg.BFSResult(s, level, parent))
                     check_bfs_parents(G, s, parent)
