@@ -289,7 +289,8 @@ def main(argv=None) -> int:
         for scale in sorted({s for s, _ in runs}):
             rows += single_process(scale, a.tasks, a.sources, a.repeats, a.backend)
     for scale, ranks in sorted(runs):
-        run = _mpirun(ranks, [sys.executable, str(Path(__file__).resolve()), "--rank",
+        run = _mpirun(ranks, [sys.executable, "-m", "mpi4py",     # an error aborts the job
+                              str(Path(__file__).resolve()), "--rank",
                               str(scale), "0", "--tasks", *a.tasks, "--sources",
                               str(a.sources), "--repeats", str(a.repeats), "--backend",
                               a.backend] + ["--one-rank-too"] * a.one_rank_too, budget)

@@ -25,7 +25,8 @@ left() { echo $((total - (SECONDS - start))); }
 stamp() { echo "[$((SECONDS - start)) s] $*"; }
 
 if [ -n "${1:-}" ]; then        # --prefix, not --target: --target drops the wheel's lib/
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --prefix /tmp/mpi \
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --ignore-installed \
+    --prefix /tmp/mpi \
     "$1"/*.whl || exit 1
   site=$(echo /tmp/mpi/lib/python3*/site-packages)
   export PATH=/tmp/mpi/bin:$PATH LD_LIBRARY_PATH=/tmp/mpi/lib:${LD_LIBRARY_PATH:-}
@@ -51,7 +52,7 @@ stamp "setup done"
 # 1. tests
 python3 -m pytest -q -p no:cacheprovider tests/test_distributed_rules.py 2>&1 | tail -3
 timeout -k 10 $(( $(left) < 180 ? $(left) : 180 )) mpiexec -launcher fork -n 2 \
-  python3 tests/mpi/agree_gpu.py tests 3 20 > "$out/agree_gpu.log" 2>&1
+  python3 -m mpi4py tests/mpi/agree_gpu.py tests 3 20 > "$out/agree_gpu.log" 2>&1
 echo "agree_gpu exit $?: $(tail -1 "$out/agree_gpu.log")"
 grep -v "done (" "$out/agree_gpu.log" | tail -15
 stamp "equality checks done"
