@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The distributed executor's GPU ranks on a machine with 2 GPUs, one rank a GPU, from the
 # source tree's root (python-graphblas and the rest importable):
-#   bash bench/distributed_gpu.sh [MPI_WHEELS] [SECONDS]
+#   [PARTS="bfs25 msf_scc24 bfs26 msf_scc25"] [TESTS=1] bash bench/distributed_gpu.sh \
+#       [MPI_WHEELS] [SECONDS]
 # MPI_WHEELS: a folder of the mpich and mpi4py wheels to install first (the `mpi` extra
 # offline), else the mpiexec and mpi4py already there. SECONDS (default 480): the whole
-# run's time; what would pass it is skipped, and said so.
+# run's time; what would pass it is skipped, and said so. PARTS: the timings to run, in
+# order (bfsS: BFS on Kronecker S; msf_sccS: MSF and SCC on Kronecker S); TESTS=0: none
+# of the checks.
 #  1. the host-side tests, and the GPU ranks against the single-process gpu executor with
 #     2 ranks (tests/mpi/agree_gpu.py: BFS levels equal, parents valid, on shaped and
 #     random graphs and Kronecker 16-20; MSF and SCC on the small ones);
@@ -49,13 +52,15 @@ print(f"{n} GPUs {sorted(names)}; NCCL {nccl.get_version() if nccl.available els
 EOF
 stamp "setup done"
 
-# 1. tests
-python3 -m pytest -q -p no:cacheprovider tests/test_distributed_rules.py 2>&1 | tail -3
-timeout -k 10 $(( $(left) < 180 ? $(left) : 180 )) mpiexec -launcher fork -n 2 \
-  python3 -m mpi4py tests/mpi/agree_gpu.py tests 3 20 > "$out/agree_gpu.log" 2>&1
-echo "agree_gpu exit $?: $(tail -1 "$out/agree_gpu.log")"
-grep -v "done (" "$out/agree_gpu.log" | tail -15
-stamp "equality checks done"
+# 1. tests (TESTS=0 skips them)
+if [ "${TESTS:-1}" != 0 ]; then
+  python3 -m pytest -q -p no:cacheprovider tests/test_distributed_rules.py 2>&1 | tail -3
+  timeout -k 10 $(( $(left) < 180 ? $(left) : 180 )) mpiexec -launcher fork -n 2 \
+    python3 -m mpi4py tests/mpi/agree_gpu.py tests 3 20 > "$out/agree_gpu.log" 2>&1
+  echo "agree_gpu exit $?: $(tail -1 "$out/agree_gpu.log")"
+  grep -v "done (" "$out/agree_gpu.log" | tail -15
+  stamp "equality checks done"
+fi
 
 # 2. timings, the most wanted first; each part gets what is left
 bench() {   # name, then bench/distributed.py arguments
@@ -68,10 +73,12 @@ bench() {   # name, then bench/distributed.py arguments
   grep -E " s  |built|skipped|stopped|failed| ms$" "$out/bench_$name.log" | tail -12
   stamp "$name done"
 }
-bench bfs25 --scales 25 --tasks bfs
-bench msf_scc24 --scales 24 --tasks msf scc
-bench bfs26 --scales 26 --tasks bfs
-bench msf_scc25 --scales 25 --tasks msf scc
+for part in ${PARTS:-bfs25 msf_scc24 bfs26 msf_scc25}; do      # PARTS: some, in order
+  case $part in
+    bfs*) bench "$part" --scales "${part#bfs}" --tasks bfs ;;
+    msf_scc*) bench "$part" --scales "${part#msf_scc}" --tasks msf scc ;;
+  esac
+done
 
 python3 - "$out" "$host" <<'EOF'
 import json, sys

@@ -196,7 +196,10 @@ class DistGraph:
         if not directed:
             src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
             w = None if w is None else np.concatenate([w, w])
-        to = owner(bounds, src)
+        # the rank of each row (ranges of `step` rows), as the smallest integers, which
+        # numpy sorts by radix
+        step = int(bounds[1]) or 1
+        to = np.minimum(src // step, ex.size - 1).astype(np.min_scalar_type(ex.size))
         order = np.argsort(to, kind="stable")
         counts = np.bincount(to, minlength=ex.size)
         arrays = [src[order], dst[order]] + ([] if w is None else [w[order]])
@@ -371,11 +374,17 @@ def _transposed_rows(G: DistGraph) -> tuple[np.ndarray, np.ndarray]:
 
 def _column_block(G: DistGraph) -> tuple[np.ndarray, np.ndarray]:
     """The in-edges of each of the rank's vertices ``v`` (tail ``u``) as rows ``u`` of
-    local offsets ``v - lo``."""
+    local offsets ``v - lo``: the rows of in-edges exported by columns (SuiteSparse's
+    transpose, over the cores)."""
     in_ptr, in_ind = G.in_rows()
-    heads = np.repeat(np.arange(G.nlocal, dtype=in_ind.dtype), np.diff(in_ptr))
-    indptr, indices, _ = _local_rows([in_ind, heads], 0, G.n, G.nlocal)
-    return indptr, indices
+    try:
+        M = gb.Matrix.from_csr(in_ptr, in_ind, True, ncols=G.n)
+        csc = M.ss.export("csc", sort=True, give_ownership=True)
+    except (gb.exceptions.OutOfMemory, MemoryError):
+        raise MemoryError(f"not enough memory for this rank's column block: {G.n:,} rows "
+                          f"and {in_ind.size:,} stored entries") from None
+    return (np.asarray(csc["indptr"]).astype(np.int64),
+            np.asarray(csc["row_indices"]).astype(index_dtypes(G.nlocal, 0)[1]))
 
 
 def _everywhere(G: DistGraph, part: np.ndarray) -> np.ndarray:
