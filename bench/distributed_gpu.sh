@@ -15,12 +15,13 @@
 #     BFS on Kronecker 26, MSF and SCC on Kronecker 25; each graph built once by 2 ranks,
 #     timed on 2 ranks (two GPUs), then gathered on rank 0 and timed there on 1 rank (one
 #     GPU) and by the single-process gpu executor; 64 BFS sources;
-# rows in $OUT/distributed_<host>.json (issue schema plus "gpus"), logs beside them.
+# rows in $OUT/distributed_<host>.json (issue schema plus "gpus"), logs beside it.
 # NVLink multicast (NVLS) stays off: NCCL_NVLS_ENABLE=0 for every process.
 set -uo pipefail
 start=$SECONDS
 total=${2:-480}
-out=${OUT:-/tmp/out}
+out=${OUT:-/tmp/out}                 # four files: setup, checks and bench logs, the rows
+rows=$(mktemp -d)                    # each part's rows and log
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1 LAGRAPH_PY_MPI_TIMEOUT=300
@@ -68,9 +69,10 @@ bench() {   # name, then bench/distributed.py arguments
   local budget=$(( $(left) - 10 ))
   if [ "$budget" -lt 30 ]; then stamp "skipped $name: no time left"; return; fi
   python3 bench/distributed.py --backend gpu --ranks 2 --one-rank-too --strong-only \
-    --no-1proc --sources 64 --repeats 3 --budget "$budget" --output "$out/rows_$name.json" \
-    "$@" > "$out/bench_$name.log" 2>&1
-  grep -E " s  |built|skipped|stopped|failed| ms$" "$out/bench_$name.log" | tail -12
+    --no-1proc --sources 64 --repeats 3 --budget "$budget" --output "$rows/$name.json" \
+    "$@" > "$rows/$name.log" 2>&1
+  grep -E " s  |built|skipped|stopped|failed| ms$" "$rows/$name.log" | tail -12
+  cat "$rows/$name.log" >> "$out/bench.log"
   stamp "$name done"
 }
 for part in ${PARTS:-bfs25 msf_scc24 bfs26 msf_scc25}; do      # PARTS: some, in order
@@ -80,14 +82,13 @@ for part in ${PARTS:-bfs25 msf_scc24 bfs26 msf_scc25}; do      # PARTS: some, in
   esac
 done
 
-python3 - "$out" "$host" <<'EOF'
+python3 - "$rows" "$out/distributed_$host.json" <<'EOF'
 import json, sys
 from pathlib import Path
-out = Path(sys.argv[1])
-parts = [json.loads(p.read_text()) for p in sorted(out.glob("rows_*.json"))]
+parts = [json.loads(p.read_text()) for p in sorted(Path(sys.argv[1]).glob("*.json"))]
 if parts:
     merged = dict(parts[0], rows=[r for p in parts for r in p["rows"]])
-    (out / f"distributed_{sys.argv[2]}.json").write_text(json.dumps(merged, indent=1))
+    Path(sys.argv[2]).write_text(json.dumps(merged, indent=1))
     for r in merged["rows"]:
         print(f"{r['graph']:>7} {r['task']:>4} ranks {r['ranks']} gpus {r['gpus']} "
               f"{r['seconds'] * 1e3:10.2f} ms")
