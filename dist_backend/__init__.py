@@ -15,8 +15,10 @@ Run inside an MPI job, every rank running the same calls::
   :mod:`.io`: Matrix Market and edge-list files read by byte ranges;
 - :mod:`.executor`: the primitive steps (a local executor per rank plus exchanges);
 - :mod:`.bfs_steps`, :mod:`.msf_steps`: fused BFS and Borůvka group steps;
+- :mod:`.bfs_rule`: the BFS level loop and direction rule of CPU and GPU ranks;
 - :mod:`.exchange`: the collectives, with time-outs and shared failure;
-- :mod:`.nccl`: GPU ranks, exchanging device arrays through NCCL.
+- :mod:`.nccl`: GPU ranks, exchanging device arrays through NCCL, and
+  :mod:`.gpu_bfs_steps`, their fused BFS.
 """
 
 from __future__ import annotations

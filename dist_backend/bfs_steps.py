@@ -3,7 +3,8 @@
 :meth:`~lagraph_py.executor.Executor.bfs_search` stands for the text of
 :mod:`lagraph_py.algorithms.bfs`; over ranks each of its steps would be a collective
 (a level of the text is seven), so CPU ranks run the search here, with the text's
-direction rule on global counts and one round of messages a level:
+direction rule on global counts and one round of messages a level (the level loop and
+the rule are :mod:`.bfs_rule`'s, shared with the GPU ranks):
 
 - every rank keeps a bitmap of the visited vertices of the whole graph (``n / 8``
   bytes), up to date as of the level before;
@@ -28,9 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lagraph_py.algorithms.bfs import ALPHA, BETA
-from lagraph_py.executor import PULL, PUSH
+from lagraph_py.executor import PULL, LevelStats
 
+from .bfs_rule import LevelSearch, id_dtype, sends_ids
 from .graph import DistGraph
 
 
@@ -38,16 +39,16 @@ class BfsSteps:
     """The fused ``bfs_search`` of the CPU ranks (a mixin of the distributed executor)."""
 
     def bfs_search(self, G: DistGraph, source, method, levels, parents):
-        search = _Search(G, int(source), self.exchange)
+        search = _Search(G, int(source), self.exchange, method)
         search.run(method)
         return (search.level if levels else None), (search.parent if parents else None)
 
 
-class _Search:
+class _Search(LevelSearch):
     """The state of one search on this rank: its range's levels and parents, the
     visited bitmap of the whole graph, the frontier (local offsets)."""
 
-    def __init__(self, G: DistGraph, s: int, exchange):
+    def __init__(self, G: DistGraph, s: int, exchange, method: str):
         self.G, self.ex = G, exchange
         self.step = int(G.bounds[1] - G.bounds[0]) or 1        # every range but the last
         nbytes = (G.n + 7) // 8
@@ -61,51 +62,21 @@ class _Search:
             self.level[s - G.lo], self.parent[s - G.lo] = 0, s
             self.frontier = np.array([s - G.lo])
         _set_bits(self.visited, np.array([s]))
-
-    def run(self, method: str) -> None:
-        """Levels until the frontier is empty: ``method`` "push", "pull", or "auto" (the
-        text's rule: pull once a growing frontier's out-edges exceed the unvisited
-        vertices' in-edges / ALPHA, push again once a shrinking one holds fewer than
-        n / BETA vertices)."""
-        G = self.G
         if method in ("auto", PULL):
             self.in_ptr, self.in_ind = G.in_rows()
             self.in_degree = np.diff(self.in_ptr)
         else:
             self.in_degree = self.out_degree
-        nq, frontier_edges, visited_in = self._stats()
-        unexplored = G.nstored - visited_in
-        direction = PULL if method == PULL else PUSH
-        growing, k, unvisited = True, 0, None
+        self.unvisited = None              # of the range, kept over consecutive pulls
 
-        def pulls_next() -> bool:
-            return direction == PULL or (method == "auto" and growing and
-                                         frontier_edges > unexplored / ALPHA)
-        if pulls_next():
+    def _begin(self, *, as_frontier: bool) -> None:
+        if as_frontier:
             self.frontier_bits[:] = self.visited                 # the source alone
-        while nq:
-            k += 1
-            if pulls_next():
-                direction = PULL
-                if unvisited is None:
-                    unvisited = np.flatnonzero(self.level < 0)
-                unvisited = self._pull(k, unvisited)
-            else:
-                self._push(k)
-            new_nq, frontier_edges, visited_in = self._stats()
-            unexplored -= visited_in
-            if method == "auto" and direction == PULL:
-                if new_nq == 0 or (new_nq <= nq and new_nq < G.n / BETA):
-                    direction, growing, unvisited = PUSH, False, None
-            else:
-                growing = new_nq > nq
-            nq = new_nq
-            if nq:
-                self._publish(nq, as_frontier=pulls_next())
 
     # ------------------------------------------------------------------ one level
     def _push(self, k: int) -> None:
         G = self.G
+        self.unvisited = None
         own, dest, targets, parents = _push_level(
             G.indptr, G.indices, G.lo, G.hi, self.frontier, self.visited, self.parent,
             self.level, k, self.step, self.ex.size)
@@ -115,23 +86,25 @@ class _Search:
         self.frontier = np.concatenate([own, _claim(targets - G.lo, parents, self.parent,
                                                     self.level, k)])
 
-    def _pull(self, k: int, unvisited: np.ndarray) -> np.ndarray:
-        self.frontier, left = _pull_level(self.in_ptr, self.in_ind, self.G.lo, unvisited,
-                                          self.frontier_bits, self.parent, self.level, k)
-        return left
+    def _pull(self, k: int) -> None:
+        if self.unvisited is None:
+            self.unvisited = np.flatnonzero(self.level < 0)
+        self.frontier, self.unvisited = _pull_level(
+            self.in_ptr, self.in_ind, self.G.lo, self.unvisited, self.frontier_bits,
+            self.parent, self.level, k)
 
-    def _stats(self) -> tuple[int, int, int]:
+    def _stats(self) -> LevelStats:
         f = self.frontier
         mine = np.array([f.size, self.out_degree[f].sum(), self.in_degree[f].sum()], np.int64)
-        return tuple(int(x) for x in self.ex.allreduce(mine, "sum"))
+        return LevelStats(*(int(x) for x in self.ex.allreduce(mine, "sum")))
 
     def _publish(self, nq: int, *, as_frontier: bool) -> None:
         """Every rank's new frontier into the visited bitmap, and into the frontier
         bitmap if ``as_frontier``: as a list of ids or as bitmaps of the ranges,
         whichever is smaller."""
         G = self.G
-        if nq * 4 < G.n / 8:
-            ids = (self.frontier + G.lo).astype(np.int32 if G.n < 2**31 else np.int64)
+        if sends_ids(nq, G.n):
+            ids = (self.frontier + G.lo).astype(id_dtype(G.n))
             (ids,), _ = self.ex.allgather([ids])
             _set_bits(self.visited, ids)
             if as_frontier:

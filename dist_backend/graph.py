@@ -32,6 +32,8 @@ from .exchange import Exchange
 #: Every range but the last starts at a multiple of ALIGN vertices: ranges of whole
 #: 64-bit words in a bitmap of the vertices.
 ALIGN = 64
+#: Entries a message of :meth:`DistGraph.gather_graph` holds at most (MPI counts are int).
+PIECE = 1 << 28
 
 _WORLD: Exchange | None = None
 
@@ -203,7 +205,10 @@ class DistGraph:
         if not directed:
             src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
             w = None if w is None else np.concatenate([w, w])
-        to = owner(bounds, src)
+        # the rank of each row (ranges of `step` rows), as the smallest integers, which
+        # numpy sorts by radix
+        step = int(bounds[1]) or 1
+        to = np.minimum(src // step, ex.size - 1).astype(np.min_scalar_type(ex.size))
         order = np.argsort(to, kind="stable")
         counts = np.bincount(to, minlength=ex.size)
         arrays = [src[order], dst[order]] + ([] if w is None else [w[order]])
@@ -239,6 +244,18 @@ class DistGraph:
         if not self.directed:
             return self.indptr, self.indices
         return self._cached("in_rows", lambda: _transposed_rows(self))
+
+    def column_block(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(indptr, indices)`` of the edges into this rank's vertices, as rows of every
+        vertex: row ``u`` (of ``n``) lists, ascending, the offsets ``v - lo`` of the
+        vertices ``v`` of this range with an edge ``u -> v``. A push level of GPU ranks
+        expands the whole frontier over it, so that every vertex it reaches is this
+        rank's. The transpose of :meth:`in_rows` (collective on first use for a directed
+        graph), cached; on one rank, the graph's own rows.
+        """
+        if self.exchange.size == 1:
+            return self.indptr, self.indices
+        return self._cached("column_block", lambda: _column_block(self))
 
     def out_degree(self) -> np.ndarray:
         """The out-degree of every vertex of the graph (int64), on every rank.
@@ -276,6 +293,41 @@ class DistGraph:
                              f"{self.nlocal}")
         (whole,), _ = self.exchange.allgather([part])
         return whole if self.rank == root else None
+
+    def gather_graph(self, root: int = 0):
+        """The whole graph as a :class:`~lagraph_py.Graph` on rank ``root``, None on the
+        others: every rank's rows sent there (in pieces of at most :data:`PIECE`
+        entries). Collective; the whole graph must fit one process (to compare one
+        process with many on the same graph).
+
+        Examples
+        --------
+        >>> D = DistGraph.kronecker(10)              # doctest: +SKIP
+        >>> G = D.gather_graph()                     # doctest: +SKIP
+        """
+        from lagraph_py.graph import Graph
+
+        ex = self.exchange
+        (degrees,), _ = ex.allgather([np.diff(self.indptr)])
+        arrays = [self.indices] + ([self.weights] if self.weighted else [])
+        if self.rank != root:
+            for a in arrays:
+                for lo in range(0, a.size, PIECE):
+                    ex.comm.Send(np.ascontiguousarray(a[lo:lo + PIECE]), dest=root)
+            return None
+        indptr = np.concatenate([[0], np.cumsum(degrees)])
+        whole = [np.empty(int(indptr[-1]), a.dtype) for a in arrays]
+        for r in range(ex.size):
+            first, last = indptr[self.bounds[r]], indptr[self.bounds[r + 1]]
+            for a, out in zip(arrays, whole):
+                if r == self.rank:
+                    out[first:last] = a
+                    continue
+                for lo in range(first, last, PIECE):
+                    ex.comm.Recv(out[lo:min(last, lo + PIECE)], source=r)
+        return Graph(self.n, self.directed,
+                     indptr.astype(index_dtypes(self.n, whole[0].size)[0]), whole[0],
+                     whole[1] if self.weighted else None, self.nself_loops)
 
     def _cached(self, key: str, factory: Callable[[], Any]) -> Any:
         try:
@@ -327,6 +379,21 @@ def _transposed_rows(G: DistGraph) -> tuple[np.ndarray, np.ndarray]:
                                            np.bincount(to, minlength=G.exchange.size))
     indptr, indices, _ = _local_rows([head, tail], G.lo, G.hi, G.n)
     return indptr, indices
+
+
+def _column_block(G: DistGraph) -> tuple[np.ndarray, np.ndarray]:
+    """The in-edges of each of the rank's vertices ``v`` (tail ``u``) as rows ``u`` of
+    local offsets ``v - lo``: the rows of in-edges exported by columns (SuiteSparse's
+    transpose, over the cores)."""
+    in_ptr, in_ind = G.in_rows()
+    try:
+        M = gb.Matrix.from_csr(in_ptr, in_ind, True, ncols=G.n)
+        csc = M.ss.export("csc", sort=True, give_ownership=True)
+    except (gb.exceptions.OutOfMemory, MemoryError):
+        raise MemoryError(f"not enough memory for this rank's column block: {G.n:,} rows "
+                          f"and {in_ind.size:,} stored entries") from None
+    return (np.asarray(csc["indptr"]).astype(np.int64),
+            np.asarray(csc["row_indices"]).astype(index_dtypes(G.nlocal, 0)[1]))
 
 
 def _everywhere(G: DistGraph, part: np.ndarray) -> np.ndarray:

@@ -8,27 +8,38 @@ notes as on CPU ranks), then moves the data with NCCL: all-reduce, all-gather (p
 the largest part), and all-to-all as grouped sends and receives.
 
 The primitive steps are those of :class:`~.executor.PrimitiveSteps` on the gpu
-executor's vectors; the BFS, SCC and connected components run their texts' primitive
+executor's vectors; the BFS is one fused group step (:mod:`.gpu_bfs_steps`: two kernels
+and one exchange a level); SCC and connected components run their texts' primitive
 steps; the spanning forest runs the host Borůvka of :mod:`.msf_steps` (its all-reduces
 over MPI). The local rows are a :class:`gpu_backend.DeviceMatrix` with ``n`` rows (the
 rows past the rank's range empty), since the gpu executor's products are square.
+
+Importing this module without CuPy, a GPU or NCCL raises an ImportError naming what is
+missing.
 """
 
 from __future__ import annotations
 
 import pickle
 
-import cupy as cp
-import numpy as np
-from cupy.cuda import nccl
+from gpu_backend import DeviceMatrix, GpuVector      # first: says if CuPy or a GPU is missing
 
-from gpu_backend import DeviceMatrix, GpuVector
-from lagraph_py.registry import get_executor
+import cupy as cp  # noqa: E402
+import numpy as np  # noqa: E402
+from cupy.cuda import nccl  # noqa: E402
+from mpi4py import MPI  # noqa: E402
 
-from .exchange import Exchange
-from .executor import _PATTERN_ONLY, DistMatrix, PrimitiveSteps
-from .graph import world
-from .msf_steps import MsfSteps
+if not nccl.available:  # pragma: no cover - depends on the machine
+    raise ImportError("the distributed executor's GPU ranks need NCCL: pip install "
+                      "nvidia-nccl-cu12 (CUDA 12) or nvidia-nccl-cu13 (CUDA 13)")
+
+from lagraph_py.registry import get_executor  # noqa: E402
+
+from .exchange import Exchange  # noqa: E402
+from .executor import _PATTERN_ONLY, DistMatrix, PrimitiveSteps  # noqa: E402
+from .gpu_bfs_steps import GpuBfsSteps  # noqa: E402
+from .graph import world  # noqa: E402
+from .msf_steps import MsfSteps  # noqa: E402
 
 _TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_FLOAT64,
           np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.uint64): nccl.NCCL_UINT64,
@@ -41,7 +52,7 @@ class NcclExchange:
 
     def __init__(self, host: Exchange):
         self.host, self.rank, self.size = host, host.rank, host.size
-        cp.cuda.Device(host.comm.Split_type(0).Get_rank()      # MPI.COMM_TYPE_SHARED
+        cp.cuda.Device(host.comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
                        % cp.cuda.runtime.getDeviceCount()).use()
         uid = pickle.dumps(nccl.get_unique_id() if self.rank == 0 else None)
         (ids,), counts = host.allgather([np.frombuffer(uid, np.uint8)])
@@ -50,6 +61,11 @@ class NcclExchange:
 
     def _stream(self) -> int:
         return cp.cuda.get_current_stream().ptr
+
+    @staticmethod
+    def type_of(dtype) -> int:
+        """NCCL's name of the element type ``dtype``."""
+        return _TYPES[np.dtype(dtype)]
 
     def allreduce(self, x, op: str):
         out = cp.empty_like(x)
@@ -90,7 +106,7 @@ class NcclExchange:
         return outs, received
 
 
-class GpuRanksExecutor(MsfSteps, PrimitiveSteps):
+class GpuRanksExecutor(GpuBfsSteps, MsfSteps, PrimitiveSteps):
     """``backend="gpu"`` on a distributed graph: each rank's part on its GPU."""
 
     name = "distributed-gpu"

@@ -68,6 +68,13 @@ def test_constructors_give_the_single_process_graphs(ranks, tmp_path):
     _passed(mpirun(ranks, "build.py", tmp_path), "build: every graph equal")
 
 
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_gpu_ranks_bfs_on_emulated_devices(ranks):
+    # the GPU ranks' BFS with CuPy, NCCL and the kernels emulated on the host: which form
+    # of the frontier each level reads, the offsets in the exchanges, the counters
+    _passed(mpirun(ranks, "gpu_host.py", HERE, timeout=300), "gpu_host: every result equal")
+
+
 @pytest.mark.parametrize("mode, origin, others", [
     ("raise", "MemoryError: not enough memory for this rank's part",
      "rank 1 failed: MemoryError"),

@@ -222,6 +222,28 @@ __global__ void pull_vertex(const I* __restrict__ tptr, const I* __restrict__ ti
     }
 }
 
+// Pull against a frontier given as a bitmap of every vertex (a rank of the distributed
+// executor, dist_backend/gpu_bfs_steps.py: in-neighbours are global ids; the status array
+// and the outputs are the rank's range). One thread per unvisited vertex of the range scans
+// its in-neighbours and stops at the first one whose bit is set in fbits.
+template <typename I>
+__global__ void pull_bits(const I* __restrict__ tptr, const I* __restrict__ tind, long long n,
+                          const unsigned* __restrict__ fbits, int* st, int k, long long* pv,
+                          unsigned char* pp, long long* lv, unsigned char* lp, int want_parent) {
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+         v += (long long)gridDim.x * blockDim.x) {
+        if (st[v] != UNV) continue;
+        for (long long p = tptr[v]; p < (long long)tptr[v + 1]; ++p) {
+            long long u = tind[p];
+            if ((fbits[u >> 5] >> (u & 31)) & 1u) {
+                st[v] = k;
+                visit(v, u, k, pv, pp, lv, lp, want_parent);
+                break;
+            }
+        }
+    }
+}
+
 // PMPP 15.4: edge-centric. One thread per stored edge (COO rows[e] -> indices[e]).
 template <typename I>
 __global__ void edge_centric(const I* __restrict__ rows, const I* __restrict__ indices,
@@ -620,6 +642,14 @@ __device__ __forceinline__ void queue_bits(const I* q, long long nq, unsigned* b
         const long long v = __ldcg(&q[i]);
         atomicOr(&bits[v >> 5], 1u << (v & 31));
     }
+}
+
+// Set the bits of the vertices of q[0..nq) in bits (zeroed by the caller): a frontier list
+// made a bitmap for a pull (dist_backend/gpu_bfs_steps.py).
+template <typename I>
+__global__ void ids_bits(const I* __restrict__ q, long long nq, unsigned* bits) {
+    queue_bits(q, nq, bits, 0, (long long)blockIdx.x * blockDim.x + threadIdx.x,
+               (long long)gridDim.x * blockDim.x, []() {});
 }
 
 // Group size of a push level (virtual warps): the power of two covering the frontier's

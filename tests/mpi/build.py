@@ -1,5 +1,6 @@
 """Run by tests/test_distributed.py under mpiexec: the constructors that never hold the
-whole graph on one rank give the graph of their single-process counterparts.
+whole graph on one rank give the graph of their single-process counterparts (rows, and
+the column blocks that GPU ranks push over).
 
 Arguments: a scratch folder (shared by the ranks). Exits non-zero on a difference.
 """
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 import lagraph_py as lg
 from dist_backend import DistGraph, world
@@ -22,6 +24,14 @@ def whole(D):
 
 
 def same(D, G, what):
+    columns_agree(D, G, what)
+    gathered = D.gather_graph(root=D.exchange.size - 1)
+    if gathered is not None:
+        assert (gathered.n, gathered.directed, gathered.nedges, gathered.nself_loops) == \
+            (G.n, G.directed, G.nedges, G.nself_loops), f"{what}: gathered sizes"
+        for name in ("indptr", "indices", "weights"):
+            assert np.array_equal(getattr(gathered, name), getattr(G, name)), \
+                f"{what}: gathered {name}"
     indptr, indices, weights = whole(D)
     assert (D.n, D.directed, D.weighted, D.nstored, D.nedges) == \
         (G.n, G.directed, G.weighted, G.nstored, G.nedges), f"{what}: sizes"
@@ -30,6 +40,16 @@ def same(D, G, what):
     if G.weighted:
         assert weights.dtype == G.weights.dtype and np.array_equal(weights, G.weights), \
             f"{what}: weights"
+
+
+def columns_agree(D, G, what):
+    """The rank's column block is scipy's slice of the whole adjacency by its range."""
+    A = sp.csr_array((np.ones(G.nstored, bool), G.indices, G.indptr), shape=(G.n, G.n))
+    block = A[:, D.lo:D.hi].tocsr()
+    block.sort_indices()
+    indptr, indices = D.column_block()
+    assert np.array_equal(indptr, block.indptr) and np.array_equal(indices, block.indices), \
+        f"{what}: column block"
 
 
 def main(folder: Path):

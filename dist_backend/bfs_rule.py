@@ -1,0 +1,153 @@
+"""The host side of a distributed BFS, shared by CPU and GPU ranks: the level loop, the
+text's direction rule on global counts, and the form in which a frontier travels.
+
+:class:`LevelSearch` runs the levels of one search on every rank together. A subclass
+gives the level in each direction (``_push``, ``_pull``: the rank's own work, against the
+frontier of the whole graph) and the two exchanges between levels: ``_stats``, the
+global counts of the new frontier (one small collective), and ``_publish``, the new
+frontier to every rank. The loop is the text of :mod:`lagraph_py.algorithms.bfs` with
+its rule (:class:`DirectionRule`): a level set does not depend on the direction, so
+the levels are the single-process executors'.
+
+A frontier travels as a list of ids or as the bitmap of each range (the ranges start at
+multiples of 64 vertices, so the bitmaps put end to end are the bitmap of the graph),
+whichever is smaller in all (:func:`sends_ids`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lagraph_py.algorithms.bfs import ALPHA, BETA
+from lagraph_py.executor import PULL, PUSH, LevelStats
+
+#: The methods a distributed search runs: the text's rule, or one direction throughout.
+METHODS = ("auto", PUSH, PULL)
+
+
+def id_dtype(n: int) -> np.dtype:
+    """The type of the vertex ids in the frontier lists the ranks exchange.
+
+    Examples
+    --------
+    >>> id_dtype(2**20), id_dtype(2**31 + 1)
+    (dtype('int32'), dtype('int64'))
+    """
+    return np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+
+
+def sends_ids(nq: int, n: int) -> bool:
+    """Whether a frontier of ``nq`` vertices (over all ranks) of a graph of ``n`` travels
+    as a list of ids: when the list is smaller than the bitmap of the graph (``n / 8``
+    bytes).
+
+    Examples
+    --------
+    >>> sends_ids(1000, 2**20), sends_ids(40000, 2**20)
+    (True, False)
+    """
+    return nq * id_dtype(n).itemsize < n / 8
+
+
+class DirectionRule:
+    """The direction rule of :mod:`lagraph_py.algorithms.bfs` on the global counts of a
+    search: pull once a growing frontier's out-edges exceed the unvisited vertices'
+    in-edges / ALPHA; push again once a shrinking frontier holds fewer than n / BETA
+    vertices ("auto"); or one direction throughout ("push", "pull").
+
+    Parameters
+    ----------
+    method : {"auto", "push", "pull"}
+    n, nstored : int
+        Vertices and stored entries of the graph.
+    source : LevelStats
+        The counts of the first frontier (the source alone).
+
+    Examples
+    --------
+    >>> rule = DirectionRule("auto", 1000, 8000, LevelStats(1, 500, 500))
+    >>> rule.next_level()            # 500 out-edges > 7500 unexplored / ALPHA
+    'pull'
+    >>> rule.record(LevelStats(600, 4000, 4000))     # growing: pull again
+    >>> rule.next_level()
+    'pull'
+    >>> rule.record(LevelStats(30, 90, 90))          # shrinking, under n / BETA
+    >>> rule.next_level()
+    'push'
+    """
+
+    def __init__(self, method: str, n: int, nstored: int, source: LevelStats):
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS} on distributed ranks, "
+                             f"got {method!r}")
+        self.method, self.n = method, n
+        self.nq, self.frontier_edges = source.nq, source.frontier_edges
+        self.unexplored = nstored - source.visited_in_edges
+        self.direction = PULL if method == PULL else PUSH
+        self.growing = True
+
+    def pulls(self) -> bool:
+        """Whether the next level pulls."""
+        return self.direction == PULL or (self.method == "auto" and self.growing and
+                                          self.frontier_edges > self.unexplored / ALPHA)
+
+    def next_level(self) -> str:
+        """The direction of the next level (a switch to pull holds until :meth:`record`
+        switches back)."""
+        if self.pulls():
+            self.direction = PULL
+        return self.direction
+
+    def record(self, stats: LevelStats) -> None:
+        """The global counts of the frontier a level made."""
+        self.unexplored -= stats.visited_in_edges
+        if self.method == "auto" and self.direction == PULL:
+            if stats.nq == 0 or (stats.nq <= self.nq and stats.nq < self.n / BETA):
+                self.direction, self.growing = PUSH, False
+        else:
+            self.growing = stats.nq > self.nq
+        self.nq, self.frontier_edges = stats.nq, stats.frontier_edges
+
+
+class LevelSearch:
+    """The level loop of one search on this rank (see the module text). Subclasses give
+    ``G`` (the :class:`~.graph.DistGraph`) and the steps below."""
+
+    G = None
+
+    def run(self, method: str) -> None:
+        """Levels until the frontier is empty, in the directions of ``method``."""
+        rule = DirectionRule(method, self.G.n, self.G.nstored, self._stats())
+        self._begin(as_frontier=rule.pulls())
+        k = 0
+        while rule.nq:
+            k += 1
+            if rule.next_level() == PULL:
+                self._pull(k)
+            else:
+                self._push(k)
+            rule.record(self._stats())
+            if rule.nq:
+                self._publish(rule.nq, as_frontier=rule.pulls())
+
+    def _stats(self) -> LevelStats:
+        """The global counts of the frontier this rank's last level made (collective)."""
+        raise NotImplementedError
+
+    def _begin(self, *, as_frontier: bool) -> None:
+        """Make the source the frontier every rank reads (a bitmap if ``as_frontier``:
+        the first level pulls)."""
+        raise NotImplementedError
+
+    def _push(self, k: int) -> None:
+        """Level ``k`` top-down: the frontier's out-edges."""
+        raise NotImplementedError
+
+    def _pull(self, k: int) -> None:
+        """Level ``k`` bottom-up: unvisited vertices look for a parent in the frontier."""
+        raise NotImplementedError
+
+    def _publish(self, nq: int, *, as_frontier: bool) -> None:
+        """The new frontier of ``nq`` vertices to every rank (``as_frontier``: the next
+        level pulls)."""
+        raise NotImplementedError

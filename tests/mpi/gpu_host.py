@@ -1,0 +1,226 @@
+"""Run by tests/test_distributed.py under mpiexec, without a GPU: the GPU ranks' BFS
+(dist_backend/gpu_bfs_steps.py) with CuPy, NCCL and its kernels emulated on the host,
+against the single-process cpu executor; exits non-zero on a difference.
+
+What this checks is the host side of the GPU ranks: the device blocks and their index
+type, which form of the frontier each level reads, the offsets of each rank's ids and
+bitmap words in the exchanges, the counters and the direction rule. The emulated kernels
+(numpy, below) do what the CUDA ones of gpu_backend/kernels/bfs.cu do to the arrays; the
+emulated NCCL calls move the bytes at the addresses they are given, over MPI. On a GPU,
+tests/mpi/agree_gpu.py checks the real ones.
+"""
+
+import ctypes
+import itertools
+import sys
+import types
+
+import numpy as np
+from mpi4py import MPI
+
+
+# ---------------------------------------------------------------------- emulated CuPy
+class DeviceArray(np.ndarray):
+    """A numpy array with CuPy's ``data.ptr``, ``get`` and ``set``."""
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.ctypes.data)
+
+    def get(self):
+        return np.array(self)
+
+    def set(self, values):
+        self[...] = values
+
+
+def _device(a):
+    return np.asarray(a).view(DeviceArray)
+
+
+def at(address: int, count: int, dtype) -> np.ndarray:
+    """The ``count`` elements of ``dtype`` at ``address`` (memory of a DeviceArray)."""
+    nbytes = count * np.dtype(dtype).itemsize
+    return np.frombuffer((ctypes.c_char * nbytes).from_address(address), dtype)
+
+
+cupy = types.ModuleType("cupy")
+cupy.asarray = lambda a: _device(np.array(a))
+cupy.zeros = lambda n, dtype=float: _device(np.zeros(n, dtype))
+cupy.empty = lambda n, dtype=float: _device(np.zeros(n, dtype))
+cupy.full = lambda n, value, dtype=None: _device(np.full(n, value, dtype))
+cupy.add, cupy.cumsum = np.add, np.cumsum
+cupy.ndarray = DeviceArray
+cupy.cuda = types.ModuleType("cupy.cuda")
+cupy.cuda.get_current_stream = lambda: types.SimpleNamespace(ptr=0, synchronize=lambda: None)
+
+nccl = cupy.cuda.nccl = types.ModuleType("cupy.cuda.nccl")
+nccl.NCCL_INT32, nccl.NCCL_INT64, nccl.NCCL_UINT64 = 0, 1, 2
+_NCCL_DTYPES = {0: np.int32, 1: np.int64, 2: np.uint64}
+_group: list | None = None
+
+
+def _in_order(op):
+    if _group is None:
+        op()
+    else:
+        _group.append(op)
+
+
+def _group_start():
+    global _group
+    _group = []
+
+
+def _group_end():
+    global _group
+    ops, _group = _group, None
+    for op in ops:
+        op()
+
+
+nccl.groupStart, nccl.groupEnd = _group_start, _group_end
+
+
+class Communicator:
+    """NCCL's calls of the GPU ranks on MPI.COMM_WORLD, on raw addresses."""
+
+    def allGather(self, send, recv, count, dtype, stream):
+        def op():
+            t = _NCCL_DTYPES[dtype]
+            mine = at(send, count, t).copy()          # NCCL allows it in place
+            out = at(recv, count * MPI.COMM_WORLD.size, t)
+            MPI.COMM_WORLD.Allgather(mine, out)
+        _in_order(op)
+
+    def broadcast(self, send, recv, count, dtype, root, stream):
+        def op():
+            t = _NCCL_DTYPES[dtype]
+            buf = at(recv, count, t)
+            if MPI.COMM_WORLD.rank == root:
+                buf[:] = at(send, count, t)
+            MPI.COMM_WORLD.Bcast(buf, root=root)
+        _in_order(op)
+
+
+# ---------------------------------------------------------------------- emulated kernels
+def _array(x, count, dtype):
+    return x if isinstance(x, np.ndarray) else at(x, count, dtype)
+
+
+def bits_queue(bits, words, queue, counter):
+    ids = np.flatnonzero(np.unpackbits(bits[:words].view(np.uint8), bitorder="little"))
+    queue[:ids.size], counter[0] = ids, ids.size
+
+
+def queue_degrees(ptr, q, nq, prefix):
+    prefix[:nq] = ptr[q[:nq] + 1] - ptr[q[:nq]]
+
+
+def queue_prefix(ptr, q, nq, prefix):
+    queue_degrees(ptr, q, nq, prefix)
+    np.cumsum(prefix[:nq], out=prefix[:nq])
+
+
+def push_balanced(ptr, ind, q, prefix, nq, st, k, pv, pp, lv, lp, want):
+    assert prefix[nq - 1] == (ptr[q[:nq] + 1] - ptr[q[:nq]]).sum()
+    for u in q[:nq]:
+        for v in ind[ptr[u]:ptr[u + 1]]:
+            if st[v] == -1:
+                st[v], pv[v], lv[v] = k, u, k
+
+
+def pull_bits(tptr, tind, n, fbits, st, k, pv, pp, lv, lp, want):
+    frontier = np.unpackbits(fbits.view(np.uint8), bitorder="little")
+    for v in np.flatnonzero(st[:n] == -1):
+        for u in tind[tptr[v]:tptr[v + 1]]:
+            if frontier[u]:
+                st[v], pv[v], lv[v] = k, u, k
+                break
+
+
+def ids_bits(q, nq, bits):
+    for u in q[:nq]:
+        bits[u >> 5] |= np.uint32(1 << (int(u) & 31))
+
+
+def compact_status(st, n, k, queue, out_ptr, in_ptr, cnt, hc, hub_deg, bits):
+    new = np.flatnonzero(st[:n] == k)
+    queue[:new.size] = new
+    cnt[0] += new.size
+    cnt[1] += int((out_ptr[new + 1] - out_ptr[new]).sum())
+    cnt[2] += int((in_ptr[new + 1] - in_ptr[new]).sum())
+    words = -(-n // 32)
+    packed = np.zeros(4 * words, np.uint8)
+    packed[:-(-n // 8)] = np.packbits(st[:n] == k, bitorder="little")
+    _array(bits, words, np.uint32)[:] = packed.view(np.uint32)
+
+
+_KERNELS = {f.__name__: f for f in (bits_queue, queue_degrees, queue_prefix, push_balanced,
+                                    pull_bits, ids_bits, compact_status)}
+_module = types.ModuleType("gpu_backend._module")
+_module.kernel = lambda name, dtype: (lambda grid, block, args: _KERNELS[name](*args))
+_module.grid_for = lambda work, block, per_sm=32: 1
+gpu_backend = types.ModuleType("gpu_backend")
+gpu_backend._module = _module
+sys.modules.update({"cupy": cupy, "cupy.cuda": cupy.cuda, "cupy.cuda.nccl": nccl,
+                    "gpu_backend": gpu_backend, "gpu_backend._module": _module})
+
+# ---------------------------------------------------------------------- the checks
+import lagraph_py as lg  # noqa: E402
+from dist_backend import DistGraph, world  # noqa: E402
+from dist_backend import gpu_bfs_steps  # noqa: E402
+from lagraph_py.cpu import CpuExecutor  # noqa: E402
+
+sys.path.insert(0, sys.argv[1])                 # the tests folder: oracles.py
+from oracles import check_bfs_parents  # noqa: E402
+
+
+class EmulatedRanks(gpu_bfs_steps.GpuBfsSteps):
+    """The GPU ranks' BFS group step on the emulated devices."""
+
+    name = "emulated-gpu"
+
+    def __init__(self):
+        self.exchange = world()
+        self.data = types.SimpleNamespace(comm=Communicator(),
+                                          type_of=lambda t: {4: 0, 8: 1}[np.dtype(t).itemsize])
+        self.local = types.SimpleNamespace(block=256)
+
+
+def graphs(rng):
+    yield "isolated", lg.Graph.from_edges([], [], n=70, directed=True)
+    yield "path", lg.Graph.from_edges(np.arange(299), np.arange(1, 300), directed=True)
+    yield "star", lg.Graph.from_edges(np.zeros(150, int), np.arange(1, 151), directed=False)
+    yield "one-rank-edges", lg.Graph.from_edges([0, 1, 2], [1, 2, 0], n=300, directed=False)
+    for i in range(4):
+        n = int(rng.integers(1, 500))
+        src, dst = rng.integers(0, n, (2, int(rng.integers(0, 5 * n))))
+        yield f"random{i}", lg.Graph.from_edges(src, dst, n=n, directed=bool(i % 2))
+    yield "kron", lg.generate.kronecker(11, seed=3)
+    yield "kron-directed", lg.generate.kronecker(10, seed=5, directed=True)
+
+
+def main():
+    ex = EmulatedRanks()
+    int32_top = gpu_bfs_steps.INT32_TOP
+    for (name, G), wide in itertools.product(graphs(np.random.default_rng(5)), (False, True)):
+        gpu_bfs_steps.INT32_TOP = -1 if wide else int32_top      # int64 device arrays
+        D = DistGraph.from_graph(G)
+        for s in sorted({0, G.n // 2, G.n - 1}):
+            ref = lg.bfs(G, s, backend=CpuExecutor()).level
+            for method in ("auto", "push", "pull"):
+                level, parent = ex.bfs_search(D, s, method, True, True)
+                assert D._cache["emulated-gpu.bfs"].I == (np.int64 if wide else np.int32)
+                level, parent = D.gather(level.get()), D.gather(parent.get())
+                if D.rank == 0:
+                    where = f"{name} from {s} ({method}, int{64 if wide else 32})"
+                    assert np.array_equal(level, ref), f"{where}: levels"
+                    lg.validate.bfs(G, s, lg.BFSResult(s, level, parent))
+                    check_bfs_parents(G, s, parent)
+    if world().rank == 0:
+        print("gpu_host: every result equal")
+
+
+if __name__ == "__main__":
+    main()

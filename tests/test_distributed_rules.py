@@ -1,0 +1,117 @@
+"""The host-side decisions of the distributed executor, in one process: the partition
+into ranges, the BFS direction rule on global counts against a plain transcription of the
+text's rule, the choice between id lists and bitmaps; and the GPU ranks' module refusing
+cleanly where CuPy is absent. Skipped without mpi4py (``pip install '.[mpi]'``).
+"""
+
+import importlib.util
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+pytest.importorskip("mpi4py")
+
+from dist_backend.bfs_rule import DirectionRule, id_dtype, sends_ids  # noqa: E402
+from dist_backend.graph import ALIGN, owner, partition  # noqa: E402
+from lagraph_py.algorithms.bfs import ALPHA, BETA  # noqa: E402
+from lagraph_py.executor import LevelStats  # noqa: E402
+
+
+# ---------------------------------------------------------------------- partition
+@given(st.integers(0, 10**7), st.integers(1, 40))
+def test_partition_covers_the_vertices_in_aligned_ranges(n, size):
+    bounds = partition(n, size)
+    assert bounds.size == size + 1 and bounds[0] == 0 and bounds[-1] == n
+    assert np.all(np.diff(bounds) >= 0)
+    starts = bounds[:-1][bounds[:-1] < n]
+    assert np.all(starts % ALIGN == 0)                 # bitmaps of ranges join up
+    assert np.diff(bounds).max() < n / size + ALIGN       # balanced
+    ids = np.arange(0, n, max(1, n // 1000))
+    r = owner(bounds, ids)
+    assert np.all((bounds[r] <= ids) & (ids < bounds[r + 1]))
+
+
+# ---------------------------------------------------------------------- direction rule
+def reference_directions(method, n, nstored, stats):
+    """The text's rule (lagraph_py.algorithms.bfs), transcribed: the direction of each
+    level, given the counts of the source and then of each level's new frontier."""
+    unexplored = nstored - stats[0].visited_in_edges
+    nq, fe = stats[0].nq, stats[0].frontier_edges
+    pulling, growing, out = method == "pull", True, []
+    for s in stats[1:]:
+        if method == "auto" and not pulling and growing and fe > unexplored / ALPHA:
+            pulling = True
+        out.append("pull" if pulling else "push")
+        unexplored -= s.visited_in_edges
+        if method == "auto" and pulling:
+            if s.nq == 0 or (s.nq <= nq and s.nq < n / BETA):
+                pulling, growing = False, False
+        else:
+            growing = s.nq > nq
+        nq, fe = s.nq, s.frontier_edges
+    return out
+
+
+level_counts = st.builds(LevelStats, st.integers(0, 5000), st.integers(0, 50000),
+                         st.integers(0, 50000))
+
+
+@given(st.sampled_from(["auto", "push", "pull"]), st.integers(1, 100000),
+       st.lists(level_counts, min_size=2, max_size=30))
+def test_direction_rule_follows_the_text(method, n, stats):
+    nstored = sum(s.visited_in_edges for s in stats) + n
+    rule = DirectionRule(method, n, nstored, stats[0])
+    got = []
+    for s in stats[1:]:
+        got.append(rule.next_level())
+        rule.record(s)
+    assert got == reference_directions(method, n, nstored, stats)
+
+
+def test_direction_rule_switches_at_the_thresholds():
+    # pull only when the frontier's edges exceed unexplored / ALPHA (strictly)
+    at = DirectionRule("auto", 10**6, 20 * 1000 + 1, LevelStats(1, 1000, 1))
+    assert at.next_level() == "push"
+    over = DirectionRule("auto", 10**6, 20 * 1000 + 1, LevelStats(1, 1001, 1))
+    assert over.next_level() == "pull"
+    # back to push once shrinking below n / BETA, not before
+    n = 24 * 100
+    rule = DirectionRule("auto", n, 10**9, LevelStats(1, 10**9, 0))
+    assert rule.next_level() == "pull"
+    rule.record(LevelStats(500, 10**8, 0))
+    rule.record(LevelStats(100, 10, 0))                      # shrinking, but n / BETA = 100
+    assert rule.next_level() == "pull"
+    rule.record(LevelStats(99, 10, 0))
+    assert rule.next_level() == "push"
+
+
+def test_direction_rule_refuses_unknown_methods():
+    with pytest.raises(ValueError, match="push_balanced"):
+        DirectionRule("push_balanced", 10, 10, LevelStats(1, 1, 1))
+
+
+# ---------------------------------------------------------------------- ids or bitmaps
+@given(st.integers(1, 2**40), st.integers(0, 2**36))
+def test_a_frontier_travels_in_the_smaller_form(n, nq):
+    itemsize = 4 if n < 2**31 else 8
+    assert id_dtype(n).itemsize == itemsize
+    assert sends_ids(nq, n) == (nq * itemsize * 8 < n)
+
+
+def test_ids_of_eight_bytes_past_two_billion_vertices():
+    n = 2**33
+    assert sends_ids(n // 80, n) and not sends_ids(n // 48, n)
+
+
+# ---------------------------------------------------------------------- GPU ranks
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is not None,
+                    reason="CuPy is installed here")
+def test_gpu_ranks_without_cupy_raise_a_clear_import_error():
+    import lagraph_py as lg
+
+    with pytest.raises(ImportError, match="CuPy"):
+        importlib.import_module("dist_backend.nccl")
+    with pytest.raises(ImportError, match="CuPy"):
+        lg.registry.get_executor("distributed-gpu")
