@@ -15,7 +15,7 @@ from oracles import bfs_levels, check_bfs_parents, graphs, scc_labels  # noqa: E
 import lagraph_py as lg  # noqa: E402
 from gpu_backend import GpuExecutor, host_handover  # noqa: E402
 
-pytestmark = pytest.mark.host_handover
+pytestmark = [pytest.mark.gpu, pytest.mark.host_handover]
 RELAXED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 
 

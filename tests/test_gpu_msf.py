@@ -26,6 +26,7 @@ cp = cupy_or_skip()
 import gpu_backend.msf_steps as steps  # noqa: E402
 from gpu_backend import storage  # noqa: E402
 
+pytestmark = pytest.mark.gpu
 MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")  # 3x4
 RELAXED = {"deadline": None,
            "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]}
