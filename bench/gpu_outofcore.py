@@ -79,7 +79,7 @@ def graph(name: str) -> tuple[Graph, tuple[str, ...]]:
 
 def fresh(G: Graph) -> Graph:
     """``G``'s arrays in a new Graph: nothing cached with it, on the host or the device."""
-    return Graph(G.n, G.directed, G.indptr, G.indices, G.weights)
+    return Graph(G.n, G.directed, G.indptr, G.indices, G.weights, G.nself_loops)
 
 
 def sync() -> None:

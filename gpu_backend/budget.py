@@ -56,4 +56,4 @@ def plan(ex, G, task: str) -> dm.DevicePlan:
         Not even the call's vertex arrays fit; nothing was allocated.
     """
     return dm.plan(task, needs(ex, G, task), held=storage.graph_bytes(G),
-                   budget=storage.free_bytes(), n=G.n, what=f"{task} on {G!r}")
+                   budget=max(0, storage.free_bytes()), n=G.n, what=f"{task} on {G!r}")

@@ -221,7 +221,7 @@ class ManagedAllocator:
         self.managed_bytes = 0
 
     def __call__(self, size: int) -> cp.cuda.MemoryPointer:
-        if size < self.managed_from:
+        if size < self.managed_from or not size:
             try:
                 return self.pool.malloc(size)
             except cp.cuda.memory.OutOfMemoryError:
@@ -243,12 +243,12 @@ def out_of_core(managed_from: int, advice: str = "host"):
     yielded), and :func:`ensure_fits` refuses nothing. Arrays cached with a Graph keep
     their memory after the context."""
     allocator = ManagedAllocator(managed_from, advice)
-    _placement.allocator = allocator
+    outer, _placement.allocator = getattr(_placement, "allocator", None), allocator
     try:
         with cp.cuda.using_allocator(allocator):
             yield allocator
     finally:
-        _placement.allocator = None
+        _placement.allocator = outer
 
 
 def out_of_core_now() -> bool:
