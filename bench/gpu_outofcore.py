@@ -22,7 +22,7 @@ equals the resident one (BFS: levels from the first source; MSF: the forest; SCC
 labels). ``bytes_moved`` is what the managed arrays of the graph hold (read over the link
 at least once a call where the advice keeps them in host memory), ``h2d_GBps`` that over
 the median time, beside ``link_h2d_GBps``, a pinned host-to-device copy of 256 MiB, best
-of three.
+of three, and the link's peak (``nvidia-smi``'s PCIe generation and width).
 
 Graphs: ``kronS`` (Graph500 Kronecker of scale S, edge factor 16, int64 weights uniform in
 [0, 2^32): BFS, MSF, connected components), ``kronSd`` (the arcs as drawn, directed: SCC),
@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -58,6 +59,8 @@ from lagraph_py.graph import Graph  # noqa: E402
 
 #: Bytes of the pinned host buffer copied to the device to measure the link.
 LINK_PROBE = 256 << 20
+#: Transfer rate of one PCIe lane by generation, GT/s.
+PCIE_GTS = {3: 8, 4: 16, 5: 32, 6: 64}
 COLUMNS = ["graph", "task", "mode", "advice", "cap_fraction", "seconds", "vs_resident",
            "build_seconds", "bytes_moved", "h2d_GBps", "same"]
 
@@ -119,6 +122,20 @@ def link_h2d() -> float:
         sync()
         best = min(best, time.perf_counter() - t0)
     return LINK_PROBE / best / 1e9
+
+
+def link_peak() -> dict:
+    """The host link as ``nvidia-smi`` reports it (PCIe generation and width) and its
+    peak in GB/s (128b/130b encoding), or {} where it cannot say."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=pcie.link.gen.current,"
+                              "pcie.link.width.current", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10).stdout
+        gen, width = (int(x) for x in out.splitlines()[0].split(","))
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return {}
+    return dict(pcie_gen=gen, pcie_width=width,
+                link_peak_GBps=PCIE_GTS[gen] * width * 128 / 130 / 8)
 
 
 def release() -> None:
@@ -195,8 +212,8 @@ def main(argv=None) -> None:
     args.caps = [float(c) for c in args.caps.split(",")]
     args.advice = args.advice.split(",")
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    link = link_h2d()
-    print(f"{device}: pinned host-to-device copy {link:.1f} GB/s", flush=True)
+    link, peak = link_h2d(), link_peak()
+    print(f"{device}: pinned host-to-device copy {link:.1f} GB/s; link {peak}", flush=True)
     rows = []
     for name in args.graphs.split(","):
         t0 = time.perf_counter()
@@ -212,7 +229,7 @@ def main(argv=None) -> None:
     tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
     payload = dict(device=device, versions=versions(("numpy", "scipy", "cupy",
                                                      "lagraph_py")),
-                   link_h2d_GBps=link, quick=args.quick, rows=rows)
+                   link_h2d_GBps=link, **peak, quick=args.quick, rows=rows)
     if args.out:
         Path(args.out).write_text(json.dumps(payload, indent=1, default=float) + "\n")
     else:

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 import cupy as cp
 import numpy as np
 
+from lagraph_py import memory as host_memory
 from lagraph_py.device_memory import RESIDENT, DevicePlan
 from lagraph_py.executor import SEMIRINGS, Executor, monoid_identity
 
@@ -137,7 +138,9 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         memory advised as :attr:`managed_advice` says (``storage.out_of_core``); the
         kernels are the same. A BFS out of core reads its pull lists in storage order
         (:attr:`hub_first_pull` needs a sorted copy of the transpose). The plan is kept in
-        :attr:`last_plan`, the managed bytes in :attr:`last_managed_bytes`.
+        :attr:`last_plan`, the managed bytes in :attr:`last_managed_bytes`. Managed
+        memory lives in host memory: an out-of-core call is refused (``MemoryError``)
+        where the host could not hold it (:func:`lagraph_py.memory.ensure`).
 
         A resident plan is kept with ``G`` while :attr:`memory_limit` stays the same: what
         it built stays cached with ``G``, so later calls add no more than their scratch,
@@ -155,6 +158,8 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         if plan.mode == RESIDENT:
             yield plan
             return
+        host_memory.ensure(plan.needs.adjacency + plan.needs.edge_scratch,
+                           f"{task} on {G!r} out of core (managed memory, in host memory)")
         with out_of_core(plan.managed_from, self.managed_advice) as allocator:
             try:
                 yield plan
@@ -164,10 +169,12 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     @property
     def memory_limit(self) -> int | None:
         """Bytes of GPU memory the steps may hold at once: the limit of CuPy's default
-        memory pool (None: none, the device's free memory bounds them). Every step checks
-        its working set against what the limit leaves before it allocates, and raises
-        MemoryError naming both numbers where it would not fit
-        (:func:`~gpu_backend.storage.ensure_fits`).
+        memory pool (None: none, the device's free memory bounds them). Every algorithm
+        call is planned against what the limit leaves (:meth:`plan`: resident, out of
+        core, or refused up front), and every step checks its working set before it
+        allocates, raising MemoryError naming both numbers where it would not fit
+        (:func:`~gpu_backend.storage.ensure_fits`; out of core, what does not fit goes to
+        managed memory instead).
 
         Examples
         --------
