@@ -14,7 +14,7 @@ device-to-host synchronization is marked ``# sync``.
 from __future__ import annotations
 
 import operator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import cupy as cp
 import numpy as np
@@ -130,7 +130,6 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         """
         return budget.plan(self, G, task)
 
-    @contextmanager
     def placement(self, G, task: str):
         """Run one call of ``task`` on ``G`` as :meth:`plan` places it: out of core, the
         arrays it makes of more than ``device_memory.VERTEX_ARRAY_BYTES`` a vertex (the
@@ -156,10 +155,14 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         self.last_plan = plan
         self.last_managed_bytes = 0
         if plan.mode == RESIDENT:
-            yield plan
-            return
+            return nullcontext(plan)
         host_memory.ensure(plan.needs.adjacency + plan.needs.edge_scratch,
                            f"{task} on {G!r} out of core (managed memory, in host memory)")
+        return self._out_of_core(plan)
+
+    @contextmanager
+    def _out_of_core(self, plan: DevicePlan):
+        """The context of a managed plan (:meth:`placement`)."""
         with out_of_core(plan.managed_from, self.managed_advice) as allocator:
             try:
                 yield plan
