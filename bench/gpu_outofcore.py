@@ -19,16 +19,20 @@ Each call runs on a fresh Graph (nothing cached): one untimed call builds what i
 (its time is ``build_seconds``), then the timed calls (``bench.common.timings``; BFS from
 ``--sources`` random vertices with an out-edge), median. ``same`` says whether the result
 equals the resident one (BFS: levels from the first source; MSF: the forest; SCC: the
-labels). ``bytes_moved`` is what the managed arrays of the graph hold (read over the link
-at least once a call where the advice keeps them in host memory), ``h2d_GBps`` that over
-the median time, beside ``link_h2d_GBps``, a pinned host-to-device copy of 256 MiB, best
+labels). ``bytes_moved`` is what the graph holds in managed memory, a nominal count of
+what a call reads over the link where the advice keeps it in host memory (a pull level
+that stops at a vertex's first parent reads less of it, Borůvka rounds that reread their
+candidates more; the device's own link counters are not read), ``h2d_GBps`` that over the
+median time, beside ``link_h2d_GBps``, a pinned host-to-device copy of 256 MiB, best
 of three, and the link's peak (``nvidia-smi``'s PCIe generation and width).
 
 Graphs: ``kronS`` (Graph500 Kronecker of scale S, edge factor 16, int64 weights uniform in
-[0, 2^32): BFS, MSF, connected components), ``kronSd`` (the arcs as drawn, directed: SCC),
-``meshK`` (a K^3 3-D mesh, weights uniform: BFS, MSF, connected components; ``mesh256`` has
-16.8M vertices). ``--quick`` runs ``kron18`` and ``kron18d`` with 2 repeats and BFS from 2
-sources, small enough for one device call of a few minutes with the tests.
+[0, 2^32): BFS, MSF, connected components ``cc``, which ``lg.scc`` runs on an undirected
+graph), ``kronSd`` (the arcs as drawn, directed: SCC), ``meshK`` (a K^3 3-D mesh, weights
+uniform: BFS, MSF, connected components; ``mesh256`` has 16.8M vertices). A row's
+``planned`` is the plan of its first call: ``resident`` where the cap held the call.
+``--quick`` runs ``kron18`` and ``kron18d`` with 2 repeats and BFS from 2 sources, small
+enough for one device call of a few minutes with the tests.
 
 Usage: ``python bench/gpu_outofcore.py [--quick] [--graphs kron24,kron24d,kron25,mesh256]
 [--caps 0.25,0.125] [--advice host,read_mostly] [--cpu compiled|scipy] [--repeats 3]
@@ -73,11 +77,11 @@ def graph(name: str) -> tuple[Graph, tuple[str, ...]]:
         scale, directed = int(kron.group(1)), bool(kron.group(2))
         if directed:
             return lg.generate.kronecker(scale, directed=True), ("scc",)
-        return lg.generate.kronecker(scale, weights="uniform"), ("bfs", "msf", "scc")
+        return lg.generate.kronecker(scale, weights="uniform"), ("bfs", "msf", "cc")
     mesh = re.fullmatch(r"mesh(\d+)", name)
     if mesh:
         k = int(mesh.group(1))
-        return lg.generate.mesh(k, k, k, weights="uniform"), ("bfs", "msf", "scc")
+        return lg.generate.mesh(k, k, k, weights="uniform"), ("bfs", "msf", "cc")
     raise ValueError(f"unknown graph {name!r}")
 
 
@@ -97,19 +101,23 @@ def call(task: str, ex, H: Graph, source: int):
     if task == "msf":
         f = lg.msf(H, backend=ex)
         return np.concatenate([lg.asnumpy(f.src), lg.asnumpy(f.dst)])
+    if task == "cc":
+        return lg.asnumpy(lg.connected_components(H, backend=ex).labels)
     return lg.asnumpy(lg.scc(H, backend=ex).labels)
 
 
 def measure(task, ex, G, srcs, repeats) -> tuple[dict, Graph, np.ndarray]:
     """Build (one untimed call on a fresh Graph), then time; the Graph and the first
-    result come back too."""
+    result come back too, and on the gpu the first call's plan (``planned``: resident
+    where the cap was more than it needed)."""
     H = fresh(G)
     t0 = time.perf_counter()
     first = call(task, ex, H, srcs[0])
     build = time.perf_counter() - t0
+    planned = getattr(getattr(ex, "last_plan", None), "mode", None)
     args = [(s,) for s in srcs] if task == "bfs" else [(srcs[0],)] * repeats
     t = timings(lambda s: call(task, ex, H, s), args, budget=None, sync=sync)
-    return dict(seconds=t["seconds"], build_seconds=build), H, first
+    return dict(seconds=t["seconds"], build_seconds=build, planned=planned), H, first
 
 
 def link_h2d() -> float:
@@ -180,7 +188,7 @@ def bench_task(name, G, task, args) -> list[dict]:
             finally:
                 ex.memory_limit = None
             moved = storage.graph_bytes(H, managed=True)
-            rows.append(dict(row, **t, planned=ex.last_plan.mode, bytes_moved=moved,
+            rows.append(dict(row, **t, bytes_moved=moved,
                              device_bytes=storage.graph_bytes(H, managed=False),
                              h2d_GBps=moved / t["seconds"] / 1e9,
                              vs_resident=t["seconds"] / resident,
