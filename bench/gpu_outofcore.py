@@ -151,6 +151,14 @@ def release() -> None:
     cp.get_default_memory_pool().free_all_blocks()
 
 
+def implementation(row: dict) -> str:
+    """The row's name in ``bench/report.py``: ``lagraph_py`` resident, ``lagraph_py
+    managed ADVICE CAP`` out of core, ``cpu-executor``."""
+    if row["mode"] == MANAGED:
+        return f"lagraph_py managed {row['advice']} {row['cap_fraction']:g}"
+    return "lagraph_py" if row["mode"] == "resident" else row["mode"]
+
+
 def cpu_executor(kind: str):
     if kind == "scipy":
         from lagraph_py.scipy_cpu import ScipyCpuExecutor
@@ -202,7 +210,8 @@ def bench_task(name, G, task, args) -> list[dict]:
                          executor=args.cpu, bytes_moved=None, h2d_GBps=None,
                          vs_resident=t["seconds"] / resident,
                          same=bool(np.array_equal(got, want))))
-    return rows
+    return [dict(r, implementation=implementation(r),
+                 backend="cpu" if r["mode"] == "cpu-executor" else "gpu") for r in rows]
 
 
 def main(argv=None) -> None:
