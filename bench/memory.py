@@ -225,17 +225,19 @@ def _gpu_peak(stage: str, G, ex) -> dict:
 
 
 # ---------------------------------------------------------------------- the sweep
-def sweep(scales, stages, paths, gpu: bool, log=print) -> list[dict]:
-    """Every stage of every graph, each in a child process; the rows."""
+def sweep(scale, stages, paths, gpu: bool, kinds=tuple(KIND_STAGES),
+          builds=("compiled", "graphblas"), log=print) -> list[dict]:
+    """Every stage of every graph of kind in ``kinds`` at ``scale``, each in a child
+    process; the rows. The graph is built first (``compiled``, whose Graph the other
+    stages load; ``graphblas`` too, as the build's baseline, where ``builds`` names it)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="lagraph_memory_") as tmp:
-        for scale in scales:
-            for kind, kind_stages in KIND_STAGES.items():
-                for stage in (s for s in kind_stages if s in stages or s == "build"):
-                    where = ["compiled", "graphblas"] if stage == "build" else list(
-                        paths) + (["gpu"] if gpu else [])
-                    for path in where:
-                        rows += _child(scale, kind, stage, path, Path(tmp), log)
+        for kind in kinds:
+            for stage in (s for s in KIND_STAGES[kind] if s in stages or s == "build"):
+                where = ["compiled", *(b for b in builds if b != "compiled")] \
+                    if stage == "build" else list(paths) + (["gpu"] if gpu else [])
+                for path in where:
+                    rows += _child(scale, kind, stage, path, Path(tmp), log)
     return rows
 
 
@@ -270,7 +272,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scales", type=int, nargs="+", default=[20, 21, 22])
     p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES))
-    p.add_argument("--paths", nargs="+", choices=PATHS, default=["compiled"])
+    p.add_argument("--paths", nargs="*", choices=PATHS, default=["compiled"],
+                   help="host paths of the algorithm stages (none: the GPU's alone)")
+    p.add_argument("--kinds", nargs="+", choices=list(_KIND_ARGUMENT.values()),
+                   default=list(_KIND_ARGUMENT.values()))
+    p.add_argument("--builds", nargs="+", choices=("compiled", "graphblas"),
+                   default=["compiled", "graphblas"], help="build paths measured")
     p.add_argument("--gpu", action="store_true", help="also the gpu executor's pool peaks")
     p.add_argument("--tag", help="results file: bench/results/memory_<tag>.json")
     p.add_argument("--child", nargs=5, metavar=("SCALE", "KIND", "STAGE", "PATH", "DIR"),
@@ -282,13 +289,17 @@ def main(argv=None) -> int:
         print(json.dumps(run_stage(int(scale), kind, stage, path, Path(folder))))
         return 0
     device, tag = _device()
-    rows = sweep(args.scales, args.stages, args.paths, args.gpu)
+    kinds = [k for k, v in _KIND_ARGUMENT.items() if v in args.kinds]
+    rows = []
+    for scale in args.scales:          # the file is rewritten after each scale
+        rows += sweep(scale, args.stages, args.paths, args.gpu, kinds, args.builds)
+        payload = dict(kind="memory", device=device, date=time.strftime("%Y-%m-%d %H:%M:%S"),
+                       commit=_commit(), versions=versions(("numpy", "scipy", "numba")),
+                       memory_total=_status_total(), rows=rows)
+        path = write_json(f"memory_{args.tag or tag}", payload)
     print_table(rows, ["graph", "stage", "where", "path", "stored_entries", "peak_bytes",
                        "bytes_per_entry", "estimate_bytes", "seconds"])
-    payload = dict(kind="memory", device=device, date=time.strftime("%Y-%m-%d %H:%M:%S"),
-                   commit=_commit(), versions=versions(("numpy", "scipy", "numba")),
-                   memory_total=_status_total(), rows=rows)
-    print(f"wrote {write_json(f'memory_{args.tag or tag}', payload)}")
+    print(f"wrote {path}")
     return 0
 
 

@@ -24,7 +24,8 @@ import graphblas as gb
 import numpy as np
 
 from lagraph_py import generate
-from lagraph_py._checks import as_count, as_id_array, as_weight_array, index_dtypes
+from lagraph_py._checks import (WEIGHT_TYPES, as_count, as_id_array, as_weight_array,
+                                index_dtypes)
 
 from .exchange import Exchange
 
@@ -138,7 +139,15 @@ class DistGraph:
                 raise ValueError(f"src and dst have different lengths ({s.size} and {d.size})")
             w = None if weight is None else as_weight_array(weight, s.size)
             top = int(max(s.max(), d.max())) + 1 if s.size else 0
-        top = int(ex.allreduce(np.array([top], np.int64), "max")[0])
+            # the weight type of the ranks with edges (-1 without), which must agree
+            kind = WEIGHT_TYPES.index(w.dtype) if w is not None and s.size else -1
+        top, kind, low = (int(x) for x in ex.allreduce(
+            np.array([top, kind, -kind if kind >= 0 else -len(WEIGHT_TYPES)], np.int64), "max"))
+        if kind >= 0 and w is not None:
+            if -low != kind:
+                raise ValueError("the ranks give weights of different types: give every "
+                                 "rank the same weight dtype")
+            w = w.astype(WEIGHT_TYPES[kind], copy=False)
         if n is None:
             n = top
         else:
@@ -189,6 +198,8 @@ class DistGraph:
         """Send each edge to the rank of its row (both directions if undirected), then
         build the local rows, merging parallel edges (lightest weight)."""
         bounds = partition(n, ex.size)
+        ids = index_dtypes(n, 0)[1]                  # one id type on every rank
+        src, dst = src.astype(ids, copy=False), dst.astype(ids, copy=False)
         if not directed:
             src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
             w = None if w is None else np.concatenate([w, w])

@@ -58,7 +58,7 @@ import numpy as np
 from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
-from . import _module
+from . import _module, host_handover
 from .storage import ensure_fits, out_of_core_now
 from .vector import GpuVector
 
@@ -351,12 +351,15 @@ class BfsSteps:
 
     # ------------------------------------------------------------------ whole search
     def bfs_search(self, G, source, method, levels, parents):
-        """A ``method="auto"`` search in one launch of the ``search`` kernel (bfs.cu); other
-        methods run the algorithm text (:meth:`Executor.bfs_search`). The outputs and the
+        """A ``method="auto"`` search in one launch of the ``search`` kernel (bfs.cu), or on
+        the host for a small graph (:mod:`.host_handover`); other methods run the algorithm
+        text (:meth:`Executor.bfs_search`). The outputs and the
         status array are filled with -1 by two memsets first, which the device runs while
         the host packs the launch; the results are returned without waiting for it."""
         if method != "auto":
             return super().bfs_search(G, source, method, levels, parents)
+        if host_handover.on_host(self, G):
+            return host_handover.bfs_search(G, source, levels, parents)
         stream = cp.cuda.get_current_stream()
         plan = G._cached(f"gpu.bfs.search.{stream.ptr}", lambda: _SearchPlan(self, G))
         n = G.n

@@ -93,6 +93,10 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     """The step vocabulary on a CUDA GPU through CuPy (see the module docstring)."""
 
     name = "gpu"
+    #: Graphs of at most this many vertices plus stored entries run BFS (``method="auto"``)
+    #: and SCC on the host's cpu executor, the results copied to the device
+    #: (:mod:`.host_handover`); -1 keeps every graph on the device.
+    host_items = 1 << 17
     #: How an out-of-core call advises its managed memory (``storage.MANAGED_ADVICE``):
     #: ``"host"`` keeps it in host memory, read by the kernels over the host link, so the
     #: device holds no more than the budget.

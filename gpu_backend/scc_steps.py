@@ -47,7 +47,7 @@ from __future__ import annotations
 import cupy as cp
 import numpy as np
 
-from . import _module
+from . import _module, host_handover
 from .storage import ensure_fits, long_row_chunks
 from .vector import GpuVector
 
@@ -103,6 +103,14 @@ class SccSteps:
     #: ... or after this many sweeps (None: no limit).
     scc_handoff_sweeps = None
     _scc_counts = None
+
+    def strong_components(self, G) -> GpuVector:
+        """The labels of :meth:`Executor.strong_components
+        <lagraph_py.executor.Executor.strong_components>`: the algorithm text's steps
+        below, or the host's for a small graph (:mod:`.host_handover`)."""
+        if host_handover.on_host(self, G):
+            return host_handover.strong_components(G)
+        return super().strong_components(G)
 
     def scc_trim(self, A, AT, active, label) -> GpuVector:
         n, idx = A.n, A.index_dtype

@@ -5,6 +5,7 @@ Every algorithm test that takes the ``backend`` fixture runs its body once per e
 the gpu run is skipped (not failed) where CuPy or a CUDA device is absent.
 """
 
+import functools
 import os
 from pathlib import Path
 
@@ -20,6 +21,7 @@ DATA = Path(__file__).parent / "data"
 os.environ[MODE_VARIABLE] = "foreground"
 
 
+@functools.cache
 def gpu_available() -> bool:
     """True when CuPy imports and sees at least one CUDA device."""
     try:
@@ -46,6 +48,16 @@ BACKENDS = ["cpu", pytest.param("gpu", marks=[pytest.mark.gpu, requires_gpu])]
 def backend(request):
     """Executor name; tests using it run on every executor available here."""
     return request.param
+
+@pytest.fixture(autouse=True)
+def gpu_kernels_on_small_graphs(request, monkeypatch):
+    """The suite's graphs are small, and the gpu executor hands small graphs to the host
+    (``GpuExecutor.host_items``): tests run its kernels on them, except those marked
+    ``host_handover``."""
+    if gpu_available() and request.node.get_closest_marker("host_handover") is None:
+        import gpu_backend
+        monkeypatch.setattr(gpu_backend.GpuExecutor, "host_items", -1)
+
 
 # tests/mpi/ holds the scripts that test_distributed.py runs under mpiexec, not tests.
 collect_ignore = ["mpi"]

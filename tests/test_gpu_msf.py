@@ -180,7 +180,7 @@ def test_memory_error_names_bytes_needed_and_free():
     with mock.patch.object(cp.cuda.runtime, "memGetInfo", return_value=(1000, 2**30)), \
             mock.patch.object(cp, "get_default_memory_pool") as pool:
         pool.return_value.free_bytes.return_value = 24
-        pool.return_value.get_limit.return_value = 0
+        pool.return_value.get_limit.return_value = 0          # no pool limit
         with pytest.raises(MemoryError,
                            match=f"needs {need:,} bytes of GPU memory; 1,024 are free"):
             msf(G, backend="gpu")

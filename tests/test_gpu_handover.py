@@ -1,0 +1,78 @@
+"""The gpu executor's hand-over of small graphs to the host (gpu_backend/host_handover.py):
+taken exactly for graphs of at most ``host_items`` vertices plus stored entries, with the
+results on the device and equal to independent oracles."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from conftest import cupy_or_skip  # noqa: E402
+
+cp = cupy_or_skip()
+
+from oracles import bfs_levels, check_bfs_parents, graphs, scc_labels  # noqa: E402
+
+import lagraph_py as lg  # noqa: E402
+from gpu_backend import GpuExecutor, host_handover  # noqa: E402
+
+pytestmark = pytest.mark.host_handover
+RELAXED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+
+
+@pytest.fixture
+def handed(monkeypatch):
+    """Counts of the hand-overs taken, by task."""
+    count = {"bfs": 0, "scc": 0}
+
+    def counted(task, f):
+        def run(*args):
+            count[task] += 1
+            return f(*args)
+        return run
+
+    monkeypatch.setattr(host_handover, "bfs_search", counted("bfs", host_handover.bfs_search))
+    monkeypatch.setattr(host_handover, "strong_components",
+                        counted("scc", host_handover.strong_components))
+    return count
+
+
+def check(G, source):
+    r = lg.bfs(G, source, backend="gpu")
+    assert isinstance(r.level, cp.ndarray) and isinstance(r.parent, cp.ndarray)
+    np.testing.assert_array_equal(cp.asnumpy(r.level), bfs_levels(G, source))
+    check_bfs_parents(G, source, cp.asnumpy(r.parent))
+    only = lg.bfs(G, source, backend="gpu", parents=False)
+    assert only.parent is None
+    np.testing.assert_array_equal(cp.asnumpy(only.level), bfs_levels(G, source))
+    if G.directed:
+        labels = lg.scc(G, backend="gpu").labels
+        assert isinstance(labels, cp.ndarray) and labels.dtype == np.int64
+        np.testing.assert_array_equal(cp.asnumpy(labels), scc_labels(G))
+
+
+@settings(max_examples=40, **RELAXED)
+@given(G=graphs(max_n=30))
+def test_small_graphs_on_the_host_equal_the_oracles(G):
+    if G.n:
+        check(G, G.n - 1)
+
+
+@pytest.mark.parametrize("G", [lg.generate.road(30, 30), lg.generate.kronecker(9),
+                               lg.generate.kronecker(9, directed=True)],
+                         ids=["road", "kronecker", "kronecker-directed"])
+def test_taken_exactly_up_to_the_size(G, handed, monkeypatch):
+    items = G.n + G.nstored
+    monkeypatch.setattr(GpuExecutor, "host_items", items)
+    check(G, 0)
+    assert handed == {"bfs": 2, "scc": int(G.directed)}
+    monkeypatch.setattr(GpuExecutor, "host_items", items - 1)
+    check(G, 0)                                     # one entry more: on the device
+    assert handed == {"bfs": 2, "scc": int(G.directed)}
+
+
+def test_other_methods_stay_on_the_device(handed):
+    G = lg.generate.road(10, 10)
+    for method in ("push", "pull"):
+        r = lg.bfs(G, 3, backend="gpu", method=method)
+        np.testing.assert_array_equal(cp.asnumpy(r.level), bfs_levels(G, 3))
+    assert handed["bfs"] == 0
