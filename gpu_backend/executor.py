@@ -147,7 +147,8 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
 
         A resident plan is kept with ``G`` while :attr:`memory_limit` stays the same: what
         it built stays cached with ``G``, so later calls add no more than their scratch,
-        and a call costs no planning (a few microseconds of device queries)."""
+        and they plan nothing (a plan queries the device and walks ``G``'s cache; a kept
+        one cost a Kronecker 16 BFS about 1 µs on the H100 hosts)."""
         key, limit = f"gpu.plan.{task}", self.memory_limit
         kept = G._cache.get(key)
         if kept is not None and kept[0] == limit:
