@@ -59,7 +59,7 @@ from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
 from . import _module, host_handover
-from .storage import ensure_fits
+from .storage import ensure_fits, out_of_core_now
 from .vector import GpuVector
 
 HC = 2048                      # hub cache slots (bfs.cu)
@@ -268,7 +268,7 @@ class _SearchPlan:
     def __init__(self, ex, G):
         A = self.A = ex.matrix(G)
         AT = ex.matrix(G, transpose=True)
-        tind, heads = AT.pull_lists(A.indptr, ex.hub_first_pull)
+        tind, heads = AT.pull_lists(A.indptr, ex._hub_first())
         n, I = G.n, A.index_dtype
         self.kernel = _module.kernel("search", I)
         self.blocks = _module.resident_blocks(self.kernel, -(-n // ex.block), ex.block)
@@ -589,7 +589,7 @@ class BfsSteps:
         s = self._state(parent, level, frontier, k, I)
         if AT is None:
             AT = self.matrix(A.graph, transpose=not A.transposed, loops=A.loops)
-        tind, heads = AT.pull_lists(A.indptr, self.hub_first_pull)
+        tind, heads = AT.pull_lists(A.indptr, self._hub_first())
         fbits, nbits = s.frontier_bits(k - 1, bl)
         ctl, ctl_next = s.control()
         in_ptr = self._in_ptr(A) if degrees is not None else _NULL
@@ -668,6 +668,12 @@ class BfsSteps:
         f = self._frontier(n, queues[n:] if in_b else queues, nq, fe, parent.values)
         self._finish(s, parent, level, f, last_k)
         return f, last_k, nq, fe, vin
+
+    def _hub_first(self) -> bool:
+        """Whether pull steps read the hub-first pull lists: :attr:`hub_first_pull`,
+        except out of core (their sorted copy would double the adjacency read over the
+        host link, and sorting it there costs more than the search)."""
+        return self.hub_first_pull and not out_of_core_now()
 
     def _barrier(self):
         bar = getattr(self, "_bar", None)

@@ -14,18 +14,21 @@ device-to-host synchronization is marked ``# sync``.
 from __future__ import annotations
 
 import operator
+from contextlib import contextmanager, nullcontext
 
 import cupy as cp
 import numpy as np
 
+from lagraph_py import memory as host_memory
+from lagraph_py.device_memory import RESIDENT, DevicePlan
 from lagraph_py.executor import SEMIRINGS, Executor, monoid_identity
 
-from . import _module
+from . import _module, budget
 from .bfs_steps import BfsSteps
 from .components_steps import ComponentsSteps
 from .msf_steps import MsfSteps
 from .scc_steps import SccSteps
-from .storage import DeviceMatrix, device_matrix
+from .storage import DeviceMatrix, device_matrix, out_of_core
 from .vector import GpuVector
 
 _SEMIRING_CODE = {"any_secondi": 0, "any_pair": 1, "plus_pair": 2, "min_second": 3,
@@ -94,14 +97,92 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     #: and SCC on the host's cpu executor, the results copied to the device
     #: (:mod:`.host_handover`); -1 keeps every graph on the device.
     host_items = 1 << 17
+    #: How an out-of-core call advises its managed memory (``storage.MANAGED_ADVICE``):
+    #: ``"host"`` keeps it in host memory, read by the kernels over the host link, so the
+    #: device holds no more than the budget.
+    managed_advice = "host"
+
+    def __init__(self, memory_limit: int | None = None):
+        #: The plan of the last call placed (:meth:`placement`), or None.
+        self.last_plan: DevicePlan | None = None
+        #: Bytes of managed memory the last call placed out of core allocated.
+        self.last_managed_bytes = 0
+        if memory_limit is not None:
+            self.memory_limit = memory_limit
+
+    def plan(self, G, task: str) -> DevicePlan:
+        """Where a call of ``task`` (``"bfs"``, ``"msf"``, ``"scc"``, ``"cc"``) on ``G``
+        would run now (:func:`lagraph_py.device_memory.plan`): ``"resident"``, every array
+        in device memory, while the call fits the memory left (:attr:`memory_limit`, else
+        the device's free memory); ``"managed"`` (out of core) where only its vertex
+        arrays fit.
+
+        Raises
+        ------
+        MemoryError
+            Not even the vertex arrays fit (bytes needed and free named); nothing is
+            allocated.
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> from gpu_backend import GpuExecutor
+        >>> gpu = GpuExecutor()
+        >>> G = lg.generate.kronecker(10)
+        >>> gpu.plan(G, "bfs").mode
+        'resident'
+        """
+        return budget.plan(self, G, task)
+
+    def placement(self, G, task: str):
+        """Run one call of ``task`` on ``G`` as :meth:`plan` places it: out of core, the
+        arrays it makes of more than ``device_memory.VERTEX_ARRAY_BYTES`` a vertex (the
+        adjacency, the edge scratch), and any that the budget refuses, are CUDA managed
+        memory advised as :attr:`managed_advice` says (``storage.out_of_core``); the
+        kernels are the same. A BFS out of core reads its pull lists in storage order
+        (:attr:`hub_first_pull` needs a sorted copy of the transpose). The plan is kept in
+        :attr:`last_plan`, the managed bytes in :attr:`last_managed_bytes`. Managed
+        memory lives in host memory: an out-of-core call is refused (``MemoryError``)
+        where the host could not hold it (:func:`lagraph_py.memory.ensure`).
+
+        A resident plan is kept with ``G`` while :attr:`memory_limit` stays the same: what
+        it built stays cached with ``G``, so later calls add no more than their scratch,
+        and they plan nothing (a plan queries the device and walks ``G``'s cache; a kept
+        one cost a Kronecker 16 BFS about 1 µs on the H100 hosts)."""
+        key, limit = f"gpu.plan.{task}", self.memory_limit
+        kept = G._cache.get(key)
+        if kept is not None and kept[0] == limit:
+            plan = kept[1]
+        else:
+            plan = self.plan(G, task)
+            if plan.mode == RESIDENT:
+                G._cache[key] = (limit, plan)
+        self.last_plan = plan
+        self.last_managed_bytes = 0
+        if plan.mode == RESIDENT:
+            return nullcontext(plan)
+        host_memory.ensure(plan.needs.adjacency + plan.needs.edge_scratch,
+                           f"{task} on {G!r} out of core (managed memory, in host memory)")
+        return self._out_of_core(plan)
+
+    @contextmanager
+    def _out_of_core(self, plan: DevicePlan):
+        """The context of a managed plan (:meth:`placement`)."""
+        with out_of_core(plan.managed_from, self.managed_advice) as allocator:
+            try:
+                yield plan
+            finally:
+                self.last_managed_bytes = allocator.managed_bytes
 
     @property
     def memory_limit(self) -> int | None:
         """Bytes of GPU memory the steps may hold at once: the limit of CuPy's default
-        memory pool (None: none, the device's free memory bounds them). Every step checks
-        its working set against what the limit leaves before it allocates, and raises
-        MemoryError naming both numbers where it would not fit
-        (:func:`~gpu_backend.storage.ensure_fits`).
+        memory pool (None: none, the device's free memory bounds them). Every algorithm
+        call is planned against what the limit leaves (:meth:`plan`: resident, out of
+        core, or refused up front), and every step checks its working set before it
+        allocates, raising MemoryError naming both numbers where it would not fit
+        (:func:`~gpu_backend.storage.ensure_fits`; out of core, what does not fit goes to
+        managed memory instead).
 
         Examples
         --------

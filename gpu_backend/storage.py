@@ -14,6 +14,11 @@ graph itself and shares its storage.
 
 from __future__ import annotations
 
+import ctypes
+import threading
+from contextlib import contextmanager
+from functools import lru_cache
+
 import cupy as cp
 import numpy as np
 
@@ -160,16 +165,103 @@ def free_bytes() -> int:
 
 def ensure_fits(nbytes: int, what: str) -> None:
     """Raise MemoryError naming both numbers unless ``nbytes`` of device memory are free
-    (called before a step allocates anything)."""
+    (called before a step allocates anything). Inside :func:`out_of_core` nothing is
+    refused: what the budget does not take goes to managed memory."""
+    if out_of_core_now():
+        return
     free = free_bytes()
     if nbytes > free:
         raise MemoryError(f"{what} needs {nbytes:,} bytes of GPU memory; {free:,} are free")
 
 
-def graph_bytes(G) -> int:
+# ---------------------------------------------------------------------- out of core
+#: How managed memory is advised (:func:`out_of_core`): ``"host"``: kept in host memory
+#: (preferred location) and mapped into the device's page tables (accessed by), so kernels
+#: read it over the host link, page faults and device memory none; ``"read_mostly"``: the
+#: device makes read-only copies of the pages it reads (device memory beyond the budget,
+#: which the driver reclaims under pressure); ``"migrate"``: no advice, pages move to the
+#: device on first touch and back when evicted.
+MANAGED_ADVICE = ("host", "read_mostly", "migrate")
+_ADVISE_READ_MOSTLY, _ADVISE_PREFERRED_LOCATION, _ADVISE_ACCESSED_BY = 1, 3, 5  # cuda.h
+_LOCATION_DEVICE, _LOCATION_HOST = 1, 2                          # CUmemLocationType
+_placement = threading.local()
+
+
+class _Location(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]   # CUmemLocation
+
+
+@lru_cache(maxsize=None)
+def _mem_advise():
+    """The driver's ``cuMemAdvise`` taking a CUmemLocation (CUDA 12.2 and later)."""
+    advise = ctypes.CDLL("libcuda.so.1").cuMemAdvise_v2
+    advise.argtypes = [ctypes.c_uint64, ctypes.c_size_t, ctypes.c_int, _Location]
+    advise.restype = ctypes.c_int
+    return advise
+
+
+def _advise(ptr: int, size: int, advice: int, location: int) -> None:
+    device = cp.cuda.runtime.getDevice()
+    status = _mem_advise()(ptr, size, advice, _Location(location, device))
+    if status:
+        raise RuntimeError(f"cuMemAdvise({advice}) failed: CUDA driver error {status}")
+
+
+class ManagedAllocator:
+    """The CuPy allocator of an out-of-core call: an allocation of ``managed_from`` bytes
+    or more, or one that the memory pool refuses (its limit), is CUDA managed memory
+    advised as ``advice`` says (:data:`MANAGED_ADVICE`); the others come from the pool.
+    ``managed_bytes`` counts what it placed in managed memory."""
+
+    def __init__(self, managed_from: int, advice: str):
+        if advice not in MANAGED_ADVICE:
+            raise ValueError(f"managed advice must be one of {MANAGED_ADVICE}, got {advice!r}")
+        self.managed_from, self.advice = managed_from, advice
+        self.pool = cp.get_default_memory_pool()
+        self.managed_bytes = 0
+
+    def __call__(self, size: int) -> cp.cuda.MemoryPointer:
+        if size < self.managed_from or not size:
+            try:
+                return self.pool.malloc(size)
+            except cp.cuda.memory.OutOfMemoryError:
+                pass                                   # over the budget: managed instead
+        ptr = cp.cuda.malloc_managed(size)
+        if self.advice == "host":
+            _advise(ptr.ptr, size, _ADVISE_PREFERRED_LOCATION, _LOCATION_HOST)
+            _advise(ptr.ptr, size, _ADVISE_ACCESSED_BY, _LOCATION_DEVICE)
+        elif self.advice == "read_mostly":
+            _advise(ptr.ptr, size, _ADVISE_READ_MOSTLY, _LOCATION_DEVICE)
+        self.managed_bytes += size
+        return ptr
+
+
+@contextmanager
+def out_of_core(managed_from: int, advice: str = "host"):
+    """Within this context (this thread), device arrays of ``managed_from`` bytes or more,
+    and any the budget refuses, are made in managed memory (:class:`ManagedAllocator`,
+    yielded), and :func:`ensure_fits` refuses nothing. Arrays cached with a Graph keep
+    their memory after the context."""
+    allocator = ManagedAllocator(managed_from, advice)
+    outer, _placement.allocator = getattr(_placement, "allocator", None), allocator
+    try:
+        with cp.cuda.using_allocator(allocator):
+            yield allocator
+    finally:
+        _placement.allocator = outer
+
+
+def out_of_core_now() -> bool:
+    """Whether this thread is inside :func:`out_of_core`."""
+    return getattr(_placement, "allocator", None) is not None
+
+
+def graph_bytes(G, managed: bool | None = None) -> int:
     """Device bytes held with ``G``: the allocations of every device array its cache
     reaches through this package's objects (device matrices and what was built on them,
-    degree vectors, the BFS search's scratch, the MSF edge list), each counted once.
+    degree vectors, the BFS search's scratch, the MSF edge list), each counted once; with
+    ``managed``, only those in managed memory (True, :func:`out_of_core`) or only the
+    others (False).
 
     With the working set of a call (``working_set`` of each steps module), what a call
     holds on the device at its peak; the gpu runner of ``bench/memory.py`` reports both.
@@ -178,7 +270,9 @@ def graph_bytes(G) -> int:
 
     def visit(x) -> None:
         if isinstance(x, cp.ndarray):
-            allocations[x.data.mem.ptr] = x.data.mem.size
+            mem = x.data.mem
+            if managed is None or isinstance(mem, cp.cuda.memory.ManagedMemory) == managed:
+                allocations[mem.ptr] = mem.size
         elif isinstance(x, (tuple, list)):
             for y in x:
                 visit(y)

@@ -19,6 +19,7 @@ provided the result is the same. The algorithm text never changes.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from contextlib import nullcontext
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -97,6 +98,15 @@ class Executor(ABC):
     #: running on this executor (``"compiled"``, ``"scipy"``, ``"reference"``); None for
     #: an executor whose working set lives on a device, which checks its own.
     memory_path: str | None = None
+
+    # ---------------------------------------------------------------- placement
+    def placement(self, G, task: str):
+        """A context around one call of ``task`` (``"bfs"``, ``"msf"``, ``"scc"``,
+        ``"cc"``) on ``G``, entered by the algorithms before any step: where the executor
+        plans the call's memory, and refuses up front (``MemoryError``) what cannot run.
+        Nothing to plan here; the gpu executor places a graph larger than its budget out
+        of core (``gpu_backend.GpuExecutor.placement``)."""
+        return nullcontext()
 
     # ---------------------------------------------------------------- storage
     @abstractmethod

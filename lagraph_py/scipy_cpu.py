@@ -86,6 +86,7 @@ class ScipyCpuExecutor(Executor):
     name = "cpu"
     memory_path = "scipy"
     bfs_methods = (PUSH, PULL)
+    placement = Executor.placement      # nothing to plan, and nothing to compile for it
 
     def matrix(self, G, *, transpose=False, loops=True) -> Pattern:
         return Pattern(G, transpose, loops)

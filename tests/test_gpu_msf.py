@@ -24,7 +24,7 @@ from lagraph_py.io import read_mtx
 
 cp = cupy_or_skip()
 import gpu_backend.msf_steps as steps  # noqa: E402
-from gpu_backend import storage  # noqa: E402
+from gpu_backend import GpuExecutor, budget, storage  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")  # 3x4
@@ -175,7 +175,9 @@ def test_repeated_calls_reuse_the_edge_list():
 
 def test_memory_error_names_bytes_needed_and_free():
     G = generate.grid(30, 30, weights="real")
-    need = steps.working_set(G.n, G.nstored // 2, G.index_dtype, True, False)
+    need = budget.needs(GpuExecutor(), G, "msf").vertex      # the vertex arrays, at least
+    assert need == (steps.working_set(G.n, 0, G.index_dtype, True, False)
+                    + (G.n + 1) * G.indptr.itemsize)
     with mock.patch.object(cp.cuda.runtime, "memGetInfo", return_value=(1000, 2**30)), \
             mock.patch.object(cp, "get_default_memory_pool") as pool:
         pool.return_value.free_bytes.return_value = 24

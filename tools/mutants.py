@@ -483,6 +483,32 @@ MUTATIONS = (
         "return cp.sort(run.forest[:k]), labels",
         "return run.forest[:k], labels",
         ["tests/test_gpu_msf.py::test_matrix_market_files"]),
+    _mutation(
+        "device-plan-forgets-scratch",
+        "a call is planned resident when its adjacency and vertex arrays fit, its edge "
+        "scratch forgotten: it fails half-way instead of running out of core",
+        "lagraph_py/device_memory.py",
+        "if max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex <= budget:",
+        "if max(0, needs.adjacency - held) + needs.vertex <= budget:",
+        ["tests/test_device_memory.py"]),
+    _mutation(
+        "cc-placed-after-its-matrix",
+        "connected components build the device matrix before the placement: a budget "
+        "too small is refused only after the adjacency was allocated",
+        "lagraph_py/algorithms/components.py",
+        "    with ex.placement(G, \"cc\"):\n"
+        "        label = ex.connected_components(ex.matrix(G), G.n)",
+        "    A = ex.matrix(G)\n    with ex.placement(G, \"cc\"):\n"
+        "        label = ex.connected_components(A, G.n)",
+        ["tests/test_device_memory.py::test_every_algorithm_is_placed_before_any_step"]),
+    _mutation(
+        "out-of-core-steps-still-refuse",
+        "out of core, the rooms' own checks still refuse what the budget does not hold "
+        "(their edge scratch would go to managed memory)",
+        "gpu_backend/storage.py",
+        "    if out_of_core_now():\n        return\n",
+        "",
+        ["tests/test_gpu_outofcore.py::test_a_limited_pool_spills_to_managed_memory"]),
 )
 
 

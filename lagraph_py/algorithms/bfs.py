@@ -75,7 +75,8 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
         raise ValueError(f"method must be one of {methods} on the {ex.name} executor, "
                          f"got {method!r}")
     memory.ensure(memory.bfs_bytes(G, ex, method), f"bfs on {G!r}")
-    level, parent = ex.bfs_search(G, s, method, levels, parents)    # the group step
+    with ex.placement(G, "bfs"):
+        level, parent = ex.bfs_search(G, s, method, levels, parents)    # the group step
     return BFSResult(source=s, level=level, parent=parent)
 
 

@@ -71,5 +71,6 @@ def connected_components(G: Graph, *, backend: str = "cpu",
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
     memory.ensure(memory.cc_bytes(G, ex), f"connected_components on {G!r}")
-    label = ex.connected_components(ex.matrix(G), G.n)          # the group step
-    return SCCResult(labels=ex.to_dense(label, -1, consume=True))
+    with ex.placement(G, "cc"):
+        label = ex.connected_components(ex.matrix(G), G.n)      # the group step
+        return SCCResult(labels=ex.to_dense(label, -1, consume=True))

@@ -1,0 +1,160 @@
+"""Device memory of one GPU call, and where the graph's arrays go for a budget: arithmetic
+on sizes only (no CuPy), so that the planning is the same, and tested, on any machine.
+
+A call of a task (``"bfs"``, ``"msf"``, ``"scc"``, ``"cc"``) on a graph of ``n`` vertices
+and ``s`` stored entries holds three kinds of device arrays (a :class:`Needs`):
+
+- the **adjacency**: what the kernels read per stored entry (column indices of the CSR and
+  of its transpose, the BFS pull lists, the MSF edge list), cached with the Graph;
+- **edge scratch**: per-entry arrays one call makes and frees (MSF candidate lists, the SCC
+  arcs gathered, the sort that orders the BFS pull lists);
+- **vertex arrays**: row pointers and per-vertex state (status, queues, labels, outputs).
+
+:func:`plan` places a call for the bytes a budget leaves (:class:`DevicePlan`):
+``"resident"`` where all of it fits; ``"managed"`` (out of core) where only the vertex
+arrays fit: every allocation of :func:`managed_threshold` bytes or more (the adjacency
+and the edge scratch) is then CUDA managed memory, by default kept in host memory and read
+by the kernels over the host link, and any allocation the budget refuses goes there too,
+so the call never fails half-way; where not even the vertex arrays fit, a ``MemoryError``
+that names the bytes needed and free, before any work. The gpu executor
+(``gpu_backend.budget``) fills in the sizes from each of its rooms' working sets.
+
+Examples
+--------
+>>> p = plan("bfs", Needs(adjacency=4000, edge_scratch=0, vertex=900), held=0,
+...          budget=2000, n=100_000)
+>>> p.mode, p.managed_from
+('managed', 2400001)
+>>> plan("bfs", Needs(4000, 0, 900), held=0, budget=800, n=100, what="bfs on G")
+Traceback (most recent call last):
+MemoryError: bfs on G needs 900 bytes of GPU memory; 800 are free (its vertex arrays, the least it runs with: its adjacency out of core, in managed memory)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RESIDENT, MANAGED = "resident", "managed"
+TASKS = ("bfs", "msf", "scc", "cc")
+#: The largest vertex array any task allocates is 3 words a vertex (the BFS's two int64
+#: outputs in one array take 2, its queues with their degrees 2 to 3); in managed mode an
+#: allocation of more than this many bytes a vertex is taken to be per stored entry.
+VERTEX_ARRAY_BYTES = 24
+#: ... and at least this many bytes: smaller arrays (control words, barriers, counters
+#: that kernels poll or update atomically) stay in device memory.
+MANAGED_FLOOR = 1 << 20
+#: Scratch bytes per entry of the sort that orders the BFS pull lists hub-first
+#: (``DeviceMatrix.pull_lists``): row ids, keys, the permutation and CuPy's sort buffers,
+#: about six words an entry, over chunks of at most ``PULL_SORT_CHUNK`` entries.
+PULL_SORT_BYTES = 48
+PULL_SORT_CHUNK = 1 << 26
+
+
+@dataclass(frozen=True)
+class Needs:
+    """Device bytes of one call, by kind (module docstring)."""
+
+    adjacency: int
+    edge_scratch: int
+    vertex: int
+
+    @property
+    def total(self) -> int:
+        return self.adjacency + self.edge_scratch + self.vertex
+
+
+@dataclass(frozen=True)
+class DevicePlan:
+    """Where one call's arrays live: ``mode`` (``"resident"`` or ``"managed"``), the
+    :class:`Needs` it was planned for, the device bytes the Graph held already
+    (``held``), the bytes the budget left (``budget``) and, in managed mode, the
+    allocation size from which arrays are managed (``managed_from``; None when
+    resident)."""
+
+    task: str
+    mode: str
+    needs: Needs
+    held: int
+    budget: int
+    managed_from: int | None
+
+
+def managed_threshold(n: int) -> int:
+    """Allocations of at least this many bytes go to managed memory in managed mode: more
+    than the largest vertex array of a graph of ``n`` vertices, and :data:`MANAGED_FLOOR`.
+
+    Examples
+    --------
+    >>> managed_threshold(10) == MANAGED_FLOOR, managed_threshold(1 << 20)
+    (True, 25165825)
+    """
+    return max(VERTEX_ARRAY_BYTES * n + 1, MANAGED_FLOOR)
+
+
+def plan(task: str, needs: Needs, *, held: int, budget: int, n: int,
+         what: str | None = None) -> DevicePlan:
+    """Place a call of ``task`` needing ``needs`` where ``budget`` bytes of device memory
+    are free and the Graph holds ``held`` bytes there already (counted against its
+    adjacency, which is built once).
+
+    Raises
+    ------
+    MemoryError
+        The vertex arrays alone exceed ``budget``; the message names ``what`` (default:
+        the task), both numbers, and that nothing was allocated.
+
+    Examples
+    --------
+    >>> plan("cc", Needs(100, 0, 50), held=100, budget=60, n=10).mode
+    'resident'
+    """
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    if max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex <= budget:
+        return DevicePlan(task, RESIDENT, needs, held, budget, None)
+    if needs.vertex > budget:
+        raise MemoryError(f"{what or task} needs {needs.vertex:,} bytes of GPU memory; "
+                          f"{budget:,} are free (its vertex arrays, the least it runs with: "
+                          f"its adjacency out of core, in managed memory)")
+    return DevicePlan(task, MANAGED, needs, held, budget, managed_threshold(n))
+
+
+def csr_bytes(n: int, nstored: int, isize: int) -> Needs:
+    """One device CSR of ``isize``-byte indices: its column indices (adjacency) and row
+    pointers (vertex arrays).
+
+    Examples
+    --------
+    >>> csr_bytes(3, 4, 4)
+    Needs(adjacency=16, edge_scratch=0, vertex=16)
+    """
+    return Needs(nstored * isize, 0, (n + 1) * isize)
+
+
+def pull_list_bytes(n: int, nstored: int, isize: int, hub_first: bool) -> Needs:
+    """The BFS pull lists of a transpose (``DeviceMatrix.pull_lists``): the row heads,
+    and, ordered hub-first, a reordered copy of the column indices and its sort's scratch.
+
+    Examples
+    --------
+    >>> pull_list_bytes(10, 100, 4, False)
+    Needs(adjacency=0, edge_scratch=0, vertex=40)
+    >>> pull_list_bytes(10, 100, 4, True)
+    Needs(adjacency=400, edge_scratch=4960, vertex=40)
+    """
+    if not hub_first:
+        return Needs(0, 0, n * isize)
+    return Needs(nstored * isize, PULL_SORT_BYTES * min(nstored, PULL_SORT_CHUNK) + 16 * n,
+                 n * isize)
+
+
+def add(*parts: Needs) -> Needs:
+    """The sum of several :class:`Needs`.
+
+    Examples
+    --------
+    >>> add(Needs(1, 2, 3), Needs(10, 20, 30))
+    Needs(adjacency=11, edge_scratch=22, vertex=33)
+    """
+    return Needs(sum(p.adjacency for p in parts), sum(p.edge_scratch for p in parts),
+                 sum(p.vertex for p in parts))

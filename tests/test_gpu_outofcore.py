@@ -1,0 +1,206 @@
+"""Out-of-core calls of the gpu executor: a budget that holds a call's vertex arrays but
+not its adjacency puts the adjacency and the edge scratch in CUDA managed memory
+(``GpuExecutor.placement``), and every result must stay exactly what the cpu executor
+gives (BFS levels, and parents validated; MSF forests; SCC and connected-component labels)
+on hypothesis graphs and on Kronecker 16, under each managed-memory advice; a budget that
+does not hold the vertex arrays is refused up front, before anything is allocated.
+
+Two ways to make a small budget: :func:`budget_of` makes the plan see exactly the vertex
+arrays' bytes free (the pool is not limited, so arrays of at least ``managed_from`` bytes
+go to managed memory, here any array over 24 bytes a vertex); :func:`pool_limit` limits
+CuPy's pool for real, so the arrays the pool refuses spill to managed memory as well.
+Skipped where CuPy or a CUDA device is absent.
+"""
+
+from contextlib import contextmanager
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from conftest import cupy_or_skip
+
+cp = cupy_or_skip()
+
+import lagraph_py as lg  # noqa: E402
+from gpu_backend import GpuExecutor, budget, storage  # noqa: E402
+from lagraph_py import device_memory as dm  # noqa: E402
+from lagraph_py.cpu import CpuExecutor  # noqa: E402
+from lagraph_py.results import BFSResult, MSFResult, exact_total  # noqa: E402
+from oracles import bfs_levels, check_bfs_parents, graphs, scc_labels  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+CPU = CpuExecutor()
+TASKS = {
+    "bfs": lambda G, ex: lg.bfs(G, 0, backend=ex),
+    "msf": lambda G, ex: lg.msf(G, backend=ex),
+    "scc": lambda G, ex: lg.scc(G, backend=ex),
+    "cc": lambda G, ex: lg.connected_components(G, backend=ex),
+}
+#: What a call holds beyond its planned vertex arrays: the pool's rounding (512 bytes an
+#: array) and the BFS search's words per block and chunks of long in-lists.
+SLACK = 1 << 16
+SETTINGS = dict(max_examples=20, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def executor(advice="host") -> GpuExecutor:
+    ex = GpuExecutor()
+    ex.scc_host_items = 0                  # the device's SCC kernels, even on small graphs
+    ex.managed_advice = advice
+    return ex
+
+
+@contextmanager
+def budget_of(ex, G, task):
+    """The plan sees the call's vertex arrays free, no more; any array of more than 24
+    bytes a vertex is managed (no floor)."""
+    room = budget.needs(ex, G, task).vertex
+    with mock.patch.object(storage, "free_bytes", lambda: room), \
+            mock.patch.object(dm, "MANAGED_FLOOR", 0):
+        yield
+
+
+def host(x):
+    return None if x is None else np.asarray(lg.asnumpy(x))
+
+
+def run(task, G, ex):
+    """The result of ``task`` on ``G`` as host arrays."""
+    r = TASKS[task](G, ex)
+    if task == "bfs":
+        return host(r.level), host(r.parent)
+    if task == "msf":
+        return tuple(host(a) for a in (r.src, r.dst, r.weight, r.component))
+    return (host(r.labels),)
+
+
+def check_same(task, G, out, want):
+    if task == "bfs":
+        np.testing.assert_array_equal(out[0], want[0])
+        check_bfs_parents(G, 0, out[1])
+        lg.validate.bfs(G, 0, BFSResult(0, out[0], out[1]))
+    else:
+        for a, b in zip(out, want):
+            np.testing.assert_array_equal(a, b)
+
+
+def placed_as(task, G) -> str:
+    """The task a call of ``task`` is placed as (``lg.scc`` of an undirected graph is
+    connected components)."""
+    return "cc" if task == "scc" and not G.directed else task
+
+
+def out_of_core(task, G, ex):
+    with budget_of(ex, G, placed_as(task, G)):
+        out = run(task, G, ex)
+    plan = ex.last_plan
+    assert plan.task == placed_as(task, G)
+    assert plan.mode == (dm.MANAGED if plan.needs.total > plan.budget else dm.RESIDENT)
+    if plan.mode == dm.MANAGED:
+        assert plan.managed_from == dm.VERTEX_ARRAY_BYTES * G.n + 1
+    return out
+
+
+def copy(G):
+    """``G``'s arrays in a new Graph: nothing cached with it."""
+    return lg.Graph(G.n, G.directed, G.indptr, G.indices, G.weights, G.nself_loops)
+
+
+def undirected(G):
+    return G if not G.directed else lg.Graph.from_scipy(G.to_scipy() + G.to_scipy().T,
+                                                         directed=False)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+@settings(**SETTINGS)
+@given(G=graphs(max_n=40, min_n=1))
+def test_hypothesis_graphs_out_of_core_equal_the_cpu(task, G):
+    if task in ("msf", "cc"):
+        G = undirected(G)
+    ex = executor()
+    out = out_of_core(task, G, ex)
+    check_same(task, G, out, run(task, G, CPU))
+    if task == "scc":
+        np.testing.assert_array_equal(out[0], scc_labels(G))
+
+
+@pytest.fixture(scope="module")
+def kron16():
+    return {True: lg.generate.kronecker(16, seed=5, directed=True),
+            False: lg.generate.kronecker(16, seed=5, weights="uniform")}
+
+
+@pytest.mark.parametrize("task, advice", [(task, "host") for task in sorted(TASKS)]
+                         + [(task, advice) for task in ("bfs", "msf")
+                            for advice in storage.MANAGED_ADVICE if advice != "host"])
+def test_kronecker16_out_of_core_equals_resident(kron16, task, advice):
+    G = kron16[task in ("bfs", "scc")]
+    resident = run(task, G, executor())
+    Gc = copy(G)
+    ex = executor(advice)
+    out = out_of_core(task, Gc, ex)
+    assert ex.last_plan.mode == dm.MANAGED
+    assert ex.last_managed_bytes >= Gc.indices.nbytes      # the adjacency, at least
+    check_same(task, Gc, out, resident)
+    again = run(task, Gc, ex)                     # cached arrays stay where they were put
+    check_same(task, Gc, again, resident)
+    if task == "bfs":
+        np.testing.assert_array_equal(out[0], bfs_levels(G, 0))
+    if task == "scc":
+        np.testing.assert_array_equal(out[0], scc_labels(G))
+    if task == "msf":
+        lg.validate.msf(G, MSFResult(*out[:3], exact_total(out[2]), out[3]))
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_a_limited_pool_spills_to_managed_memory(kron16, task):
+    """A real pool limit: room for the vertex arrays and a little more, not the
+    adjacency; what the pool refuses is managed, results unchanged."""
+    G0 = kron16[task in ("bfs", "scc")]
+    want = run(task, G0, executor())
+    G = copy(G0)
+    ex = executor()
+    pool = cp.get_default_memory_pool()
+    need = budget.needs(ex, G, task)
+    before = ex.memory_limit
+    ex.memory_limit = pool.used_bytes() + need.vertex + (4 << 20)
+    try:
+        assert ex.plan(G, task).mode == dm.MANAGED
+        out = run(task, G, ex)
+    finally:
+        ex.memory_limit = before
+    assert ex.last_plan.mode == dm.MANAGED and ex.last_managed_bytes > 0
+    check_same(task, G, out, want)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_too_small_a_budget_is_refused_before_any_work(task):
+    G = lg.generate.kronecker(10, seed=1, directed=task in ("bfs", "scc"),
+                              weights="uniform" if task == "msf" else None)
+    ex = executor()
+    need = budget.needs(ex, G, task).vertex
+    used = cp.get_default_memory_pool().used_bytes()
+    with mock.patch.object(storage, "free_bytes", lambda: need - 1):
+        with pytest.raises(MemoryError, match=f"{task} on .* needs {need:,} bytes of GPU "
+                                              f"memory; {need - 1:,} are free"):
+            TASKS[task](G, ex)
+    assert storage.graph_bytes(G) == 0                     # nothing built for the graph
+    assert cp.get_default_memory_pool().used_bytes() == used
+    with mock.patch.object(storage, "free_bytes", lambda: need):
+        assert ex.plan(G, task).mode == dm.MANAGED
+
+
+def test_resident_needs_cover_what_a_call_builds(kron16):
+    """The adjacency a resident BFS plans for is what the graph then holds on the device
+    (its CSR, the pull lists), and the scratch: no more than planned."""
+    G0 = kron16[True]
+    G = copy(G0)
+    ex = executor()
+    lg.bfs(G, 0, backend=ex)
+    plan = ex.last_plan
+    assert plan.mode == dm.RESIDENT
+    held = storage.graph_bytes(G)
+    assert plan.needs.adjacency <= held
+    assert held - plan.needs.adjacency <= plan.needs.vertex + SLACK
