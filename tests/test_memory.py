@@ -96,6 +96,20 @@ def test_every_layout_and_weight_width_gives_the_same_results(G):
                 assert results(H, ex) == expected, (path, name, wtype)
 
 
+def test_row_pointers_widen_with_the_stored_entries_not_the_vertices():
+    """Past INT32_OFFSETS_MAX stored entries the row pointers are int64 whatever the
+    vertex count, the ids staying int32 (the limit lowered to a small graph's size)."""
+    src = np.array([0, 1, 2, 3, 4, 0, 1, 2, 3])
+    dst = np.array([1, 2, 3, 4, 0, 2, 3, 4, 0])
+    with mock.patch.object(_checks, "INT32_OFFSETS_MAX", 8):
+        wide = Graph.from_edges(src, dst, n=5)              # 9 stored entries, 5 vertices
+        narrow = Graph.from_edges(src[:8], dst[:8], n=5)    # 8
+    assert (wide.indptr.dtype, wide.indices.dtype) == (np.int64, np.int32)
+    assert (narrow.indptr.dtype, narrow.indices.dtype) == (np.int32, np.int32)
+    assert wide.indptr.tolist() == [0, 2, 4, 6, 8, 9]
+    assert lg.bfs(wide, 4).level.tolist() == [1, 2, 2, 3, 0]
+
+
 @settings(max_examples=40, deadline=None)
 @given(graphs(max_n=12, directed=True))
 def test_transposes_keep_the_layout(G):

@@ -278,7 +278,8 @@ MUTATIONS = (
         "lagraph_py/_checks.py",
         "return wide[nstored <= INT32_OFFSETS_MAX], wide[n <= INT32_IDS_MAX]",
         "return wide[n <= INT32_OFFSETS_MAX], wide[n <= INT32_IDS_MAX]",
-        [f"{MEMORY}::test_every_layout_and_weight_width_gives_the_same_results"]),
+        [f"{MEMORY}::test_every_layout_and_weight_width_gives_the_same_results",
+         f"{MEMORY}::test_row_pointers_widen_with_the_stored_entries_not_the_vertices"]),
     _mutation(
         "memory-limit-ignored",
         "the memory check ignores LAGRAPH_PY_MEMORY_LIMIT",
