@@ -6,10 +6,12 @@ copied to the device once.
 There a whole search or labelling takes tens of microseconds on one core, less than the
 device spends on one call's launches, grid barriers and copies (H100 beside its host,
 real graphs of 3k-10k vertices and up to 10^5 stored entries: BFS 0.07-0.11 ms on the host
-against 0.10-0.28 ms on the device, SCC 0.09-0.35 against 0.48-1.2 ms; from 2.5 x 10^5
-entries on, co-author, citation and e-mail graphs, the device wins). The decision is taken
-once, before any work, from the sizes alone; results are the cpu executor's, which the
-device's kernels equal (levels and labels exactly, parents valid).
+against 0.10-0.28 ms on the device, SCC 0.09-0.35 against 0.48-1.2 ms). Past the limit the
+device's BFS wins (co-author, citation and e-mail graphs of 2.5-4 x 10^5 entries), its SCC
+on some graphs (a peer-to-peer graph of 2 x 10^5) and not on others (a citation graph of
+3.8 x 10^5: 2.1 against 1.5 ms). The decision is taken once, before any work, from the
+sizes alone; results are the cpu executor's, which the device's kernels equal (levels and
+labels exactly, parents valid).
 """
 
 from __future__ import annotations
