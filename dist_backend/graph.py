@@ -18,7 +18,7 @@ No rank ever holds the whole graph.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import graphblas as gb
 import numpy as np
@@ -26,6 +26,7 @@ import numpy as np
 from lagraph_py import generate
 from lagraph_py._checks import (WEIGHT_TYPES, as_count, as_id_array, as_weight_array,
                                 index_dtypes)
+from lagraph_py.graph import Graph
 
 from .exchange import Exchange
 
@@ -305,8 +306,6 @@ class DistGraph:
         >>> D = DistGraph.kronecker(10)              # doctest: +SKIP
         >>> G = D.gather_graph()                     # doctest: +SKIP
         """
-        from lagraph_py.graph import Graph
-
         ex = self.exchange
         (degrees,), _ = ex.allgather([np.diff(self.indptr)])
         arrays = [self.indices] + ([self.weights] if self.weighted else [])
@@ -329,12 +328,7 @@ class DistGraph:
                      indptr.astype(index_dtypes(self.n, whole[0].size)[0]), whole[0],
                      whole[1] if self.weighted else None, self.nself_loops)
 
-    def _cached(self, key: str, factory: Callable[[], Any]) -> Any:
-        try:
-            return self._cache[key]
-        except KeyError:
-            value = self._cache[key] = factory()
-            return value
+    _cached = Graph._cached          # (the same cache of derived forms as a Graph's)
 
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
