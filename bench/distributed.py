@@ -53,7 +53,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -63,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dist_backend import launch
 from lagraph_py.compilation import MODE_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,13 +234,10 @@ def _mpirun(ranks: int, command: list[str], budget: Budget):
     if left is not None and left < MIN_RUN_S:
         print(f"skipped (budget spent): {ranks} ranks: {' '.join(command[-8:])}", flush=True)
         return None
-    beside = Path(sys.executable).parent / "mpiexec"
-    mpiexec = os.environ.get("MPIEXEC") or (beside if beside.exists() else
-                                            shutil.which("mpiexec"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), os.environ.get("PYTHONPATH", "")])}
     start = time.monotonic()
-    job = subprocess.Popen([str(mpiexec), "-launcher", "fork", "-n", str(ranks), *command],
+    job = subprocess.Popen(launch.command(ranks, command),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                            start_new_session=True)
     try:

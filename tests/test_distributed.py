@@ -10,7 +10,6 @@ LAGRAPH_PY_MPI_TIMEOUT seconds, so a broken exchange fails instead of hanging.
 
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,17 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dist_backend import launch
+
 HERE = Path(__file__).parent
 SCRIPTS = HERE / "mpi"
 ROOT = HERE.parent
 
 
-def _mpiexec() -> str | None:
-    beside = Path(sys.executable).parent / "mpiexec"
-    return str(beside) if beside.exists() else shutil.which("mpiexec")
-
-
-MPIEXEC = _mpiexec()
+MPIEXEC = launch.mpiexec()
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("mpi4py") is None or MPIEXEC is None,
     reason="needs mpi4py and mpiexec: pip install '.[mpi]'")
@@ -46,8 +42,8 @@ def mpirun(ranks: int, script: str, *args, timeout: float = 600, env=None):
     """Run ``tests/mpi/<script>`` on ``ranks`` ranks; return the finished process."""
     environment = {**os.environ, **ENV, **(env or {}),
                    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [MPIEXEC, "-launcher", "fork", "-n", str(ranks), sys.executable, "-m", "mpi4py",
-               str(SCRIPTS / script), *map(str, args)]
+    command = launch.command(ranks, [sys.executable, "-m", "mpi4py", str(SCRIPTS / script),
+                                     *map(str, args)], MPIEXEC)
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                           env=environment, cwd=ROOT)
 
@@ -98,10 +94,10 @@ def test_a_failing_rank_stops_every_rank_with_its_error(mode, origin, others, tm
 def test_command_line_writes_the_single_process_result(tmp_path):
     out = tmp_path / "levels.npy"
     environment = {**os.environ, **ENV, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([MPIEXEC, "-launcher", "fork", "-n", "2", sys.executable, "-c",
-                          "import sys; from lagraph_py.cli import main; sys.exit(main())", "bfs", "--kronecker", "10", "--distributed",
-                          "--source", "3", "--output", str(out)],
-                         capture_output=True, text=True, timeout=300, env=environment)
+    run = subprocess.run(launch.command(2, [
+        sys.executable, "-c", "import sys; from lagraph_py.cli import main; sys.exit(main())",
+        "bfs", "--kronecker", "10", "--distributed", "--source", "3", "--output", str(out)],
+        MPIEXEC), capture_output=True, text=True, timeout=300, env=environment)
     assert run.returncode == 0, run.stderr
     import lagraph_py as lg
     assert (np.load(out)["level"] == lg.bfs(lg.generate.kronecker(10), 3).level).all()
