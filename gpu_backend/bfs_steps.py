@@ -78,6 +78,8 @@ ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
 _SEARCH_CTL = 48               # control words of the search kernel (bfs.cu SCTL)
 _PULL_CHUNK = 1024             # entries of a long in-list a warp tries at once (bfs.cu)
+_LIST_CAPS = (1024, 512, 256, 128, 64)   # pull_list_cap's choices, the first preferred
+_WARP_STEPS = 64               # steps of 32 entries a pull_level warp may always take
 #: The search kernel's one argument (bfs.cu ``struct Search``): its fields in order, each
 #: 8 bytes, a device address or an integer ("q") or a float ("d").
 _SEARCH_FIELDS = (
@@ -257,6 +259,26 @@ def working_set(n: int, index_dtype, blocks: int = 0) -> int:
     return n * per_vertex + 8 * ((n + 31) // 32) + 8 * (blocks + HC + _SEARCH_CTL) + 16
 
 
+def pull_list_cap(in_degree: np.ndarray, warps: int) -> int:
+    """The longest in-list prefix a warp of the search's pull level scans itself
+    (:attr:`BfsSteps.pull_list_cap`): the largest of :data:`_LIST_CAPS` under which no
+    warp's 32 vertices take more steps of 32 entries than the greater of
+    :data:`_WARP_STEPS` and an average warp's share of all steps, counted as if no vertex
+    stopped early. Where long lists cluster among neighbouring ids (a web crawl in crawl
+    order) a warp of 32 of them would otherwise scan for the whole level while the others
+    wait (H100, whole search: cnr-2000 1.71 ms with a cap of 1024, 0.88 ms with 64; a
+    100,000-vertex crawl of uk-2007-05 0.83 against 0.21 ms); where they are spread (a
+    Kronecker graph's permuted ids) the long cap spares the second pass (Kronecker 22:
+    0.47 ms with 1024, 0.52 with 64)."""
+    n = in_degree.size
+    for cap in _LIST_CAPS[:-1]:
+        steps = -(-np.minimum(in_degree, cap) // 32)
+        per_word = np.add.reduceat(steps, np.arange(0, n, 32)) if n else steps
+        if not n or per_word.max() <= max(_WARP_STEPS, per_word.sum() / warps):
+            return cap
+    return _LIST_CAPS[-1]
+
+
 class _SearchPlan:
     """What the whole search (bfs.cu ``search``) needs of a graph, kept with it: the kernel
     and its grid, the leading fields of its argument (the graph's device arrays: CSR, the
@@ -285,6 +307,7 @@ class _SearchPlan:
                       AT.indptr.data.ptr, tind.data.ptr, heads.data.ptr, n, words)
         self.scratch = (st, bits, queues, degs, totals, hc, A.hub_deg, ctl, bar)
         self.in_degree = G.in_degree()
+        self.list_cap = pull_list_cap(self._in_lengths, self.blocks * ex.block // 32)
 
     def long_items(self, cap: int) -> tuple[int, int]:
         """(device address, count) of the chunks of the in-lists longer than cap that the
@@ -332,8 +355,9 @@ class BfsSteps:
     pull_serial = 16
     #: In the whole search, a pull level tries at most this many in-neighbours of a vertex
     #: on its own warp; the rest of a longer list is cut into chunks of 1024 that all warps
-    #: share after a barrier (bfs.cu ``pull_long``).
-    pull_list_cap = 1024
+    #: share after a barrier (bfs.cu ``pull_long``). None: chosen per graph
+    #: (:func:`pull_list_cap`).
+    pull_list_cap = None
     #: Blocks of the persistent kernel (None: half the multiprocessors, the fastest of 1,
     #: 33, 66, 132 on an H100 for the 2000x2000 grid; 1: PMPP's single-block kernel).
     persistent_blocks = None
@@ -371,7 +395,7 @@ class BfsSteps:
         pv = out.data.ptr + 8 * n * levels if parents else _NULL
         lv = out.data.ptr if levels else _NULL
         trace = self.search_trace
-        cap = self.pull_list_cap
+        cap = self.pull_list_cap or plan.list_cap
         args = struct.pack(   # in the order of _SEARCH_FIELDS
             _SEARCH_FORMAT, *plan.graph[:6], *plan.long_items(cap), cap, *plan.graph[6:],
             source, pv, lv, *plan.scratch, float(bfs_text.ALPHA), n / bfs_text.BETA,

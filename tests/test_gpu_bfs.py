@@ -412,6 +412,38 @@ def test_search_vertex_of_degree_above_2_16(directed):
         search_check(G, s)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 5000), max_size=300), st.integers(1, 64))
+def test_pull_list_cap_is_the_largest_that_bounds_every_warp(degrees, warps):
+    from gpu_backend.bfs_steps import _LIST_CAPS, _WARP_STEPS, pull_list_cap
+    deg = np.array(degrees, dtype=np.int64)
+
+    def longest_warp_fits(cap):
+        steps = -(-np.minimum(deg, cap) // 32)
+        per_word = [steps[i:i + 32].sum() for i in range(0, deg.size, 32)]
+        return max(per_word, default=0) <= max(_WARP_STEPS, steps.sum() / warps)
+
+    cap = pull_list_cap(deg, warps)
+    assert cap in _LIST_CAPS
+    assert cap == _LIST_CAPS[-1] or longest_warp_fits(cap)
+    assert not any(longest_warp_fits(c) for c in _LIST_CAPS if c > cap)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_search_where_long_in_lists_cluster(directed):
+    # 64 neighbouring vertices each with 1,500 in-neighbours: their warps scan 64 entries
+    # each and share the rest (pull_long); the others, leaves, stop at their first entry
+    hubs, leaves = 64, 1500
+    u = np.repeat(np.arange(hubs), leaves)
+    v = np.tile(np.arange(hubs, hubs + leaves), hubs)
+    G = Graph.from_edges(np.concatenate([u, v]), np.concatenate([v, u]), directed=directed)
+    from gpu_backend.bfs_steps import pull_list_cap
+    assert pull_list_cap(G.in_degree(), 16) < 1024
+    with gpu_settings(small_frontier=0, persistent_edge_limit=0):
+        for s in (0, hubs, hubs + leaves - 1):
+            search_check(G, s)
+
+
 def test_search_trace_counts_every_level():
     """The kernel's per-level record: the frontier size of every level equals the count of
     vertices at that level in the reference, and the settings choose who runs a level (one

@@ -1199,9 +1199,10 @@ __device__ __forceinline__ void take_over(const unsigned long long* ctl, Walk& w
 // They and the status array st arrive with every byte 0xFF (-1, UNV); the source's entries
 // are written here. bits, queues, degs, totals, hc, ctl: scratch, written here before use;
 // bar: 4 barrier words, zero between launches. rule.pull_min = n / BETA; rule.unexplored =
-// stored entries - in-degree of the source. trace (unless null): per level l < trace_len,
-// at its end, [4l] the global timer (ns), [4l+1] block 0's clock (cycles), [4l+2] the
-// frontier size, [4l+3] pull << 32 | the blocks of its team.
+// stored entries - in-degree of the source. trace (unless null): [0] the global timer (ns)
+// at the start; per level 0 < l < trace_len, at its end, [4l] the global timer, [4l+1]
+// block 0's clock (cycles), [4l+2] the frontier size, [4l+3] pull << 32 | the blocks of its
+// team.
 template <typename I>
 __global__ void __launch_bounds__(512, 4) search(const __grid_constant__ Search<I> S) {
     __shared__ unsigned long long smem[HC];
@@ -1221,6 +1222,8 @@ __global__ void __launch_bounds__(512, 4) search(const __grid_constant__ Search<
     for (long long i = tid; i < HC; i += nthreads) S.hc[i] = ~0ull;
     for (long long i = tid; i < SCTL; i += nthreads) S.ctl[i] = 0;
     if (tid == 0) {
+        if (S.trace && S.trace_len > 0)
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(S.trace[0]));
         S.st[source] = 0;
         if (S.lv) S.lv[source] = 0;
         if (S.pv) S.pv[source] = source;
