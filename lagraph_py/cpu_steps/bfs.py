@@ -561,6 +561,7 @@ class _Pull(NamedTuple):
                    int(np.count_nonzero(np.diff(AT.indptr))))
 
 
+_PLANS = ("cpu.bfs.push", "cpu.bfs")     # (the Graph's cache keys of :class:`_Plan`)
 _NO_PULL = {size: _Pull(np.zeros(0, dtype=f"u{size}"), np.zeros(0, dtype=np.uint64), 0)
             for size in (4, 8)}           # (for a search that never pulls)
 
@@ -581,6 +582,30 @@ class _Scratch(NamedTuple):
         return cls(np.zeros((2, 64 * words), dtype=np.bool_),
                    np.empty((2, G.n + 1), dtype=f"u{G.indices.itemsize}"),
                    np.empty((3, words), dtype=np.uint64))
+
+
+class _Plan(NamedTuple):
+    """What :func:`_search` reads of one Graph, for searches that may pull or for push
+    alone, gathered once and cached with it: a call on a small graph takes microseconds,
+    as many as looking each part up again would."""
+
+    arrays: tuple           #: the CSR, the transpose's and :class:`_Pull` (empty: push)
+    work: _Scratch
+    max_degree: int
+    n: int
+    nstored: int
+
+    @classmethod
+    def of(cls, G, pulls: bool) -> _Plan:
+        A = G._cached("cpu.bfs.csr", lambda: _Csr.of(G))
+        AT = A
+        if G.directed and pulls:            # pull levels read the in-edges
+            AT = G._cached("cpu.bfs.csr.T", lambda: _Csr.of(G.transpose()))
+        pull = (G._cached("cpu.bfs.pull", lambda: _Pull.of(A, AT)) if pulls
+                else _NO_PULL[A.indices.itemsize])
+        return cls((A.indptr, A.indices, AT.indptr, AT.indices, *pull),
+                   G._cached("cpu.bfs.scratch", lambda: _Scratch.of(G)), A.max_degree,
+                   G.n, G.nstored)
 
 
 class BfsSteps:
@@ -605,29 +630,23 @@ class BfsSteps:
         (array([0, 1, 1, 2]), array([0, 0, 0, 1]))
         """
         source = as_source(source, G.n)       # (the loops index without a bounds test)
-        if method not in _METHODS:
+        code = _METHODS.get(method)
+        if code is None:
             raise ValueError(f"the {self.name} executor has no BFS method {method!r}")
-        A = G._cached("cpu.bfs.csr", lambda: _Csr.of(G))
-        AT = A
-        if G.directed and method != PUSH:     # pull levels read the in-edges
-            AT = G._cached("cpu.bfs.csr.T", lambda: _Csr.of(G.transpose()))
+        plan = G._cached(_PLANS[code != _PUSH], lambda: _Plan.of(G, code != _PUSH))
+        n = plan.n
         # both outputs in one block, freed at once: two large arrays freed together make
         # the C allocator give their pages back, and the next call pays to touch new ones
         # (Kronecker 18: 1.7 ms, against 0.1 ms to fill reused memory)
-        out = np.empty((int(levels) + int(parents), G.n), dtype=np.int64)
+        out = np.empty((int(levels) + int(parents), n), dtype=np.int64)
         level = out[0] if levels else None
         parent = out[-1] if parents else None
-        pull = (_NO_PULL[A.indices.itemsize] if method == PUSH else
-                G._cached("cpu.bfs.pull", lambda: _Pull.of(A, AT)))
-        branchless = G.nstored < BRANCHLESS_DEGREE * G.n
-        push_work = max(PARALLEL_WORK, G.n // PARALLEL_PUSH)
         # (no level of a small graph has the work to go parallel: no need to ask numba)
-        small = G.nstored + G.n <= min(PARALLEL_WORK, PARALLEL_PROBES)
+        small = plan.nstored + n <= min(PARALLEL_WORK, PARALLEL_PROBES)
         cores = 1 if small else numba.get_num_threads()
-        work = G._cached("cpu.bfs.scratch", lambda: _Scratch.of(G))
-        _search(A.indptr, A.indices, AT.indptr, AT.indices, *pull, source, parent, level,
-                *work, _METHODS[method], branchless, A.max_degree, ALPHA, BETA,
-                min(PULL_SAMPLES, G.n // 16 + 1), PROBE_COST, push_work,
-                QUEUE_NQ if cores > 1 and G.n >= QUEUE_MIN_VERTICES else G.n + 1,
+        _search(*plan.arrays, source, parent, level, *plan.work, code,
+                plan.nstored < BRANCHLESS_DEGREE * n, plan.max_degree, ALPHA, BETA, min(PULL_SAMPLES, n // 16 + 1), PROBE_COST,
+                max(PARALLEL_WORK, n // PARALLEL_PUSH),
+                QUEUE_NQ if cores > 1 and n >= QUEUE_MIN_VERTICES else n + 1,
                 PARALLEL_PROBES, PULL_BLOCK, cores)
         return level, parent
