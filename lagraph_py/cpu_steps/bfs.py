@@ -645,8 +645,9 @@ class BfsSteps:
         small = plan.nstored + n <= min(PARALLEL_WORK, PARALLEL_PROBES)
         cores = 1 if small else numba.get_num_threads()
         _search(*plan.arrays, source, parent, level, *plan.work, code,
-                plan.nstored < BRANCHLESS_DEGREE * n, plan.max_degree, ALPHA, BETA, min(PULL_SAMPLES, n // 16 + 1), PROBE_COST,
-                max(PARALLEL_WORK, n // PARALLEL_PUSH),
+                plan.nstored < BRANCHLESS_DEGREE * n, plan.max_degree, ALPHA, BETA,
+                min(PULL_SAMPLES, n // 16 + 1), PROBE_COST, max(PARALLEL_WORK,
+                                                                n // PARALLEL_PUSH),
                 QUEUE_NQ if cores > 1 and n >= QUEUE_MIN_VERTICES else n + 1,
                 PARALLEL_PROBES, PULL_BLOCK, cores)
         return level, parent
