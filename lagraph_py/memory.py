@@ -119,9 +119,11 @@ def fits(nbytes: int) -> bool:
     return free is None or nbytes <= (1 - HEADROOM) * free
 
 
-def ensure(nbytes: int, what: str) -> None:
-    """Raise MemoryError naming ``what``, the bytes it needs and the bytes available,
-    unless ``nbytes`` fit (called before a stage allocates anything).
+def ensure(nbytes: int, what: str, graph=None) -> None:
+    """Raise MemoryError naming ``what`` (on ``graph``, if given), the bytes it needs and
+    the bytes available, unless ``nbytes`` fit (called before a stage allocates anything;
+    the graph's description is made only for the message, since a call on a small graph
+    takes microseconds).
 
     Examples
     --------
@@ -136,6 +138,8 @@ def ensure(nbytes: int, what: str) -> None:
         return
     free = available()
     capped = limit() is not None and free == limit()
+    if graph is not None:
+        what = f"{what} on {graph!r}"
     raise MemoryError(f"{what} needs {nbytes:,} bytes of memory; {free:,} are available"
                       + (f" ({LIMIT_VARIABLE} caps it)" if capped else ""))
 

@@ -80,6 +80,10 @@ def as_index_type(G, index_type):
 #: some).
 PARALLEL = {(fused_bfs, "PARALLEL_WORK"): 0, (fused_bfs, "PARALLEL_PROBES"): 0,
             (fused_bfs, "PARALLEL_PUSH"): 1 << 62, (fused_bfs, "PULL_BLOCK"): 1}
+#: Every push level on every core, each core listing what it visits in its own queue.
+PARALLEL_QUEUES = {(fused_bfs, "PARALLEL_WORK"): 1 << 62, (fused_bfs, "QUEUE_NQ"): 1,
+                   (fused_bfs, "QUEUE_MIN_VERTICES"): 0, (fused_bfs, "PARALLEL_PROBES"): 0,
+                   (fused_bfs, "PULL_BLOCK"): 1}
 #: The direction changing as often as the search lets it: pull whatever it costs, back to
 #: push whenever the frontier shrinks.
 SWITCHING = {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
@@ -92,6 +96,7 @@ TUNINGS = {
     "parallel": PARALLEL,
     "switching": SWITCHING,
     "switching-parallel": SWITCHING | PARALLEL,
+    "parallel-queues": PARALLEL_QUEUES,
     "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0},
     "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf},
 }
@@ -147,6 +152,21 @@ def test_cpu_search_is_one_call_without_steps(method):
     np.testing.assert_array_equal(r.level, bfs_levels(G, s))
 
 
+def test_cores_queues_list_a_vertex_two_cores_took_once():
+    """Two cores racing may both take a vertex: the next frontier lists it once, after
+    the vertices before it, and the byte map that drops the repeat is left clear."""
+    order = np.zeros(12, dtype=np.uint32)
+    order[:4] = [0, 1, 2, 3]                              # frontier order[1:3]: 2 cores
+    spill = np.zeros(12, dtype=np.uint32)
+    spill[[0, 1, 3, 4]] = [7, 9, 9, 5]                    # 3 slots a frontier vertex
+    counts = np.array([2, 2])
+    reached = np.zeros(16, dtype=np.bool_)
+    tail = fused_bfs._gather_queues(order, 1, 3, 4, spill, 3, counts, reached)
+    assert tail == 7
+    np.testing.assert_array_equal(order[4:7], [7, 9, 5])
+    assert not reached.any()
+
+
 def burst_ladder_burst(directed):
     """A graph whose search from 0 pulls, pushes, then pulls again as shipped: 0 and a
     clique of 20 (level 1), 40 vertices joined to two clique vertices each (pulled), a
@@ -170,7 +190,7 @@ def burst_ladder_burst(directed):
 
 
 @pytest.mark.parametrize("directed", [False, True])
-@pytest.mark.parametrize("tuning", ["shipped", "parallel"])
+@pytest.mark.parametrize("tuning", ["shipped", "parallel", "parallel-queues"])
 def test_direction_changes_back_and_forth(directed, tuning):
     """Pull, push, pull again: the second pull phase must not take again what the push
     levels between took (same-level edges in the last push level would re-take them)."""
@@ -188,7 +208,8 @@ def test_direction_changes_back_and_forth(directed, tuning):
     lambda: lg.generate.kronecker(15, 8, seed=1),
     lambda: lg.generate.kronecker(15, 8, seed=1, directed=True),
 ], ids=["road", "grid", "kronecker", "kronecker-directed"])
-@pytest.mark.parametrize("tuning", ["shipped", "parallel", "switching-parallel"])
+@pytest.mark.parametrize("tuning", ["shipped", "parallel", "switching-parallel",
+                                    "parallel-queues"])
 def test_long_diameter_and_power_law_graphs(make, tuning):
     """Graphs large enough for the parallel levels and the direction switches as shipped,
     from a hub and from a vertex of the fewest edges."""

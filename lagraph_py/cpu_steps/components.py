@@ -64,8 +64,12 @@ SPARSE = 4.5
 #: busy one, where a region also waits for its slowest thread. On a 2-core machine shared
 #: with other work, two threads took a web crawl of 326k vertices from 4.6 to 2.8 ms and a
 #: road map of 264k from 3.0 to 2.3 ms at best, a social network of 82k from 0.37 to 0.25
-#: ms while the other core was free but to 0.7 ms while it was not.
-PARALLEL_MIN = 1 << 17
+#: ms while the other core was free but to 0.7 ms while it was not. Below 2^14 vertices
+#: the thread start costs as much as it saves (a 3k-vertex road map 17 -> 24 µs, a 12k
+#: co-author network 80 -> 77 µs); from there two threads took 20-50% off the corpus'
+#: graphs of 23k-115k vertices (co-author 23k 520 -> 360 µs, peer-to-peer 26k and 63k,
+#: citation 28k, email 37k, road map 115k), 2 cores, the other mostly free.
+PARALLEL_MIN = 1 << 14
 #: Blocks of vertices per thread in a parallel pass, dealt out in turn: a few, to spread
 #: work that gathers in some range of ids; not many, since every block boundary cuts trees
 #: (a 1000 x 1000 grid in blocks of 4k vertices took 2-3x the time of one block, in blocks
