@@ -57,8 +57,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import lagraph_py as lg  # noqa: E402
 from bench import corpus  # noqa: E402
-from common import (cpu_name, peer_runs, print_table, sources, timings, versions,  # noqa: E402
-                    write_egr, write_json)
+from common import (cpu_name, ecl_cc_time, peer_runs, print_table, sources,  # noqa: E402
+                    timings, versions, write_egr, write_json)
 
 TASKS = ("bfs", "msf", "scc", "cc")
 #: Our two executors (every other implementation is a peer).
@@ -71,7 +71,8 @@ ECL_TIMEOUT_S = 300
 #: prints their mean: one process with this many repeats stands for ``--repeats`` processes.
 ECL_CC_REPEATS = 20
 #: How each ECL code prints its time and its count (components), and what it prints last
-#: when its own check passed.
+#: when its own check passed (ECL-CC's time is then read more finely from its rate:
+#: ``common.ecl_cc_time``).
 ECL_OUTPUT = {
     "ecl-mst": (r"Dev[+-]:\s*([0-9.eE+-]+)\s*s", None, "all good"),
     "ecl-scc": (r"compute time: ([0-9.eE+-]+) s", r"number of SCCs: (\d+)", None),
@@ -182,7 +183,10 @@ def ecl_seconds(implementation: str, binary: str, H: lg.Graph, repeats: int,
             if out.returncode or not found or (passed and passed not in out.stdout):
                 print(f"{implementation} failed:", out.stdout[-2000:], out.stderr[-2000:])
                 return None
-            times.append(float(found.group(1)))
+            seconds = float(found.group(1))
+            if implementation == "ecl-cc":
+                seconds = ecl_cc_time(out.stdout, H.n) or seconds
+            times.append(seconds)
             if count_pattern and expected_count is not None:
                 count = int(re.search(count_pattern, out.stdout).group(1))
                 if count != expected_count:

@@ -2,15 +2,17 @@
 (``kernels/components.cu``).
 
 :meth:`ComponentsSteps.connected_components` replaces FastSV (the definition in
-``lagraph_py/algorithms/scc.py``) with a lock-free union-find in one persistent kernel:
-every vertex starts under its smallest neighbour when that is smaller, every edge joins its
-two ends' sets (the larger root hooked under the smaller, so a root is its set's smallest
-id: FastSV's label), and a last pass writes each vertex's root. The edges are taken by
-degree bucket, as ECL-CC (Jaiganesh and Burtscher, HPDC 2018) does: a thread a row up to
-``THREAD_ROW`` entries, a warp a row up to ``LONG_ROW``, whole blocks the chunks of longer
-rows. The warp rows, the chunks and the union-find's scratch array are cached with the
-device matrix, so a call allocates only its labels, launches once and never waits for the
-device.
+``lagraph_py/algorithms/scc.py``) with a lock-free union-find in one persistent kernel,
+after Afforest (Sutton, Ben-Nun and Barak, IPDPS 2018): every vertex starts under an
+ancestor in the forest of smallest neighbours and joins its two smallest neighbours, which
+puts most of a graph's giant component in one set; then the rest of every row is joined
+(the larger root hooked under the smaller, so a root is its set's smallest id: FastSV's
+label) except the rows of vertices already in the set of a vertex of largest degree, and a
+last pass writes each vertex's root. The rows are taken by degree bucket, as ECL-CC
+(Jaiganesh and Burtscher, HPDC 2018) does: a thread a row up to ``THREAD_ROW`` entries, a
+warp a row up to ``LONG_ROW``, whole blocks the chunks of longer rows. The warp rows, the
+chunks, that vertex and the union-find's scratch array are cached with the device matrix,
+so a call allocates only its labels, launches once and never waits for the device.
 """
 
 from __future__ import annotations
@@ -63,13 +65,13 @@ class ComponentsSteps:
                     f"connected components of {n:,} vertices")
         label = cp.empty(n, dtype=np.int64)
         if n:
-            parent, warp_rows = cached or _buffers(A)
+            parent, warp_rows, hub = cached or _buffers(A)
             cv, clo = long_row_chunks(A)
             kernel = _module.kernel("cc_union_find", A.index_dtype)
             _module.launch_resident(
                 kernel, _module.grid_for(max(n, A.nstored // 4), _BLOCK), _BLOCK,
                 (A.indptr, A.indices, n, warp_rows, warp_rows.size, cv, clo, cv.size,
-                 parent, label, self._barrier()))
+                 hub, parent, label, self._barrier()))
         out = GpuVector(n, label, nvals=n)
         out.absent = -1                       # none absent: presence is label != -1
         return out
@@ -82,10 +84,11 @@ def working_set(n: int, index_dtype, cached: bool = False) -> int:
     return 8 * n + (0 if cached else n * np.dtype(index_dtype).itemsize)
 
 
-def _buffers(A) -> tuple[cp.ndarray, cp.ndarray]:
-    """The union-find's scratch array and the warp rows of ``A`` (cached on it)."""
+def _buffers(A) -> tuple[cp.ndarray, cp.ndarray, int]:
+    """The union-find's scratch array, the warp rows of ``A`` and a vertex of largest
+    degree (cached on ``A``)."""
     deg = A.row_degree_host()
     warp_rows = np.flatnonzero((deg > THREAD_ROW) & (deg <= LONG_ROW))
     A._cc_buffers = (cp.empty(A.n, dtype=A.index_dtype),
-                     cp.asarray(warp_rows.astype(A.index_dtype)))
+                     cp.asarray(warp_rows.astype(A.index_dtype)), int(np.argmax(deg)))
     return A._cc_buffers

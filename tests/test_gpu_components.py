@@ -7,7 +7,8 @@ that way, the reference executor's FastSV and the fused cpu executor's union-fin
 hypothesis graphs and on the classes in miniature: long paths (deep trees), stars whose
 centre row is joined by a thread, a warp, a whole block or several blocks (chunks), many
 2-vertex pieces, isolated vertices, self-loops, int64 ids, the empty and the one-vertex
-graph. Skipped where CuPy or a CUDA device is absent.
+graph, and edges that only the row of their end outside the hub's set may join (the rows in
+that set are skipped). Skipped where CuPy or a CUDA device is absent.
 """
 
 import numpy as np
@@ -71,6 +72,25 @@ def test_stars_in_every_degree_bucket(leaves, centre):
     G = lg.Graph.from_edges(np.full(leaves, hub), leaf, n=n, directed=False)
     labels = check(G)
     assert np.unique(labels).size == n - leaves         # the star and the isolated rest
+
+
+@pytest.mark.parametrize("leaves", [100, 3 * storage.CHUNK])
+def test_edges_left_out_of_the_hubs_set_are_joined_from_their_other_end(leaves):
+    """Vertices 0, 1, 2 (0 the hub, of largest degree) and the leaves, which form a path
+    and are joined to all three, make one set after the two sampled entries of every row;
+    each triangle (a, b, u) of smaller ids is joined to the rest by one edge {u, v}, v a
+    leaf, that is no row's first or second entry: the leaf's row skips it (v is in the
+    hub's set), so the larger row of the pair, u's, must join it though v > u."""
+    leaf = np.arange(100, 100 + leaves)
+    triangles = np.arange(10, 40).reshape(-1, 3)
+    bridge = leaf[::leaves // len(triangles)][:len(triangles)]
+    src = np.concatenate([np.repeat([0, 1, 2], leaves), [0, 0], leaf[:-1],
+                          triangles[:, 0], triangles[:, 0], triangles[:, 1], triangles[:, 2]])
+    dst = np.concatenate([np.tile(leaf, 3), [1, 2], leaf[1:],
+                          triangles[:, 1], triangles[:, 2], triangles[:, 2], bridge])
+    G = lg.Graph.from_edges(src, dst, n=100 + leaves, directed=False)
+    labels = check(G)
+    assert np.unique(labels).size == 1 + 100 - 3 - triangles.size     # isolated 3..99 too
 
 
 def test_long_path_with_shuffled_ids():

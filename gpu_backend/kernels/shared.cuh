@@ -63,13 +63,16 @@ __device__ __forceinline__ long long cas(long long* p, long long expected, long 
 
 // The root of x's set. Path halving: each vertex passed is pointed at its grandparent, an
 // ancestor, with a plain store (only roots change by CAS, and x is no root). Loads bypass
-// L1, which does not see other blocks' joins.
-template <typename I>
+// L1, which does not see other blocks' joins, unless Cached: then a load may return what
+// this SM read before, an ancestor that has since been hooked (every value parent[x] ever
+// held is an ancestor of x, or x while x was a root), which is enough for a caller that
+// hooks the root it got by CAS (a failed CAS returns the root's new parent).
+template <bool Cached = false, typename I>
 __device__ __forceinline__ I root_of(I x, I* parent) {
     while (true) {
-        const I p = __ldcg(parent + x);
+        const I p = Cached ? parent[x] : __ldcg(parent + x);
         if (p == x) return x;
-        const I g = __ldcg(parent + p);
+        const I g = Cached ? parent[p] : __ldcg(parent + p);
         if (g == p) return p;
         parent[x] = g;
         x = g;
