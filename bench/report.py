@@ -119,6 +119,8 @@ def _rows(payload, gpu_file: bool) -> list[dict]:
                                        else "gpu" if ours else "cpu")
         if name.startswith("ecl"):
             backend = "gpu"
+        if ours and "ranks" in r:                 # the distributed executor's rows
+            backend = f"{backend}, {r['ranks']} rank{'s' * (r['ranks'] > 1)}"
         stored = r.get("nstored") or r.get("arcs") or 2 * r.get("undirected_edges", 0)
         algorithm = r.get("algorithm") or r.get("task") or _algorithm_of(r)
         rows.append(dict(graph=r["graph"], algorithm=algorithm,
@@ -133,6 +135,8 @@ def _rows(payload, gpu_file: bool) -> list[dict]:
 
 def _algorithm_of(row: dict) -> str:
     name = row.get("implementation", "")
+    if "GTEPS" in row:                            # bench/gpu_bfs_peers.py
+        return "bfs"
     return "msf" if "mst" in name or "undirected_edges" in row else "scc"
 
 
@@ -205,8 +209,9 @@ def write_report(results, images, readme) -> list[Path]:
         title = f"{stem}: {res['device']}"
         shown = []
         for kind, draw in (("times", plots.plot_times), ("speedup", plots.plot_speedups)):
-            if kind == "speedup" and not plots.speedups(res["rows"]):
-                continue
+            if (kind == "speedup" and not plots.speedups(res["rows"])
+                    or not any(r.get("nstored") for r in res["rows"])):
+                continue                        # (nothing to draw: no sizes, no speed-ups)
             figures.append(draw(res["rows"], images / f"{stem}_{kind}.png", title))
             shown.append(figures[-1])
         for graph in _largest_per_family(res["rows"], res["traces"]):
