@@ -115,3 +115,32 @@ def test_gpu_ranks_without_cupy_raise_a_clear_import_error():
         importlib.import_module("dist_backend.nccl")
     with pytest.raises(ImportError, match="CuPy"):
         lg.registry.get_executor("distributed-gpu")
+
+
+# ---------------------------------------------------------------------- launcher
+@pytest.mark.parametrize("version, options", [
+    ("HYDRA build details:\n    Version: 4.2.0", ["-launcher", "fork"]),
+    ("mpiexec (Open MPI) 4.1.2", ["--oversubscribe"]),
+    ("mpiexec (OpenRTE) 2.1.1", ["--oversubscribe"]),
+    ("some other launcher 1.0", []),
+])
+def test_launch_command_gives_each_mpi_flavour_its_options(version, options, tmp_path,
+                                                           monkeypatch):
+    from dist_backend import launch
+    fake = tmp_path / "mpiexec"
+    fake.write_text(f"#!/bin/sh\ncat <<'END'\n{version}\nEND\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(launch.os, "geteuid", lambda: 1000)          # not root
+    command = launch.command(3, ["python3", "job.py"], str(fake))
+    assert command == [str(fake), *options, "-n", "3", "python3", "job.py"]
+    if options and options[0] == "--oversubscribe":
+        monkeypatch.setattr(launch.os, "geteuid", lambda: 0)
+        launch._flavour_options.cache_clear()
+        assert "--allow-run-as-root" in launch.command(1, [], str(fake))
+
+
+def test_launch_command_without_mpiexec_says_how_to_get_one(monkeypatch):
+    from dist_backend import launch
+    monkeypatch.setattr(launch, "mpiexec", lambda: None)
+    with pytest.raises(FileNotFoundError, match=r"lagraph_py\[mpi\]"):
+        launch.command(2, ["x"])
