@@ -240,8 +240,11 @@ def set_threads(threads: int) -> int:
 
 # ---------------------------------------------------------------------- run
 def run(names, builders, tasks, gap, threads: int, nsources: int, trials: int,
-        repeats: int) -> tuple[list[dict], dict]:
-    """Rows of every graph, task and implementation, and the graphs' statistics."""
+        repeats: int, rounds: int = 1) -> tuple[list[dict], dict]:
+    """Rows of every graph, task and implementation, and the graphs' statistics: GAP and
+    lagraph_py take turns ``rounds`` times on each graph, each row the median of its
+    rounds (``round_seconds``), so that a burst of load on a shared machine weighs on
+    one round of one side, not on the ratio."""
     rows, graphs = [], {}
     with tempfile.TemporaryDirectory(prefix="cpu_gap_") as tmp:
         for name in names:
@@ -255,14 +258,18 @@ def run(names, builders, tasks, gap, threads: int, nsources: int, trials: int,
                 subprocess.run([str(gap / "converter"), "-f", str(el), "-s", "-b", str(sg)],
                                check=True, capture_output=True)
                 el.unlink()
-                mine, size = gap_rows(gap, sg, tasks, picks, trials, threads)
+            for _ in range(rounds):
+                if gap is not None:
+                    mine, size = gap_rows(gap, sg, tasks, picks, trials, threads)
+                    got.append(mine)
+                got.append(ours_rows(G, tasks, picks, repeats))
+            if gap is not None:
                 sg.unlink()
                 graphs[name]["gap_graph"] = size
                 edges = int(np.count_nonzero(G.rows() < G.indices))
                 if size and size[1] != edges:
                     print(f"{name}: GAP read {size[1]:,} edges, the graph has {edges:,}")
-                got += mine
-            got += ours_rows(G, tasks, picks, repeats)
+            got = median_of_rounds(got)
             for r in got:
                 r.update(graph=name, threads=threads, n=G.n, nstored=G.nstored)
             add_ratios(got)
@@ -270,6 +277,27 @@ def run(names, builders, tasks, gap, threads: int, nsources: int, trials: int,
                                      "gap/ours"])
             rows += got
     return rows, graphs
+
+
+def median_of_rounds(rounds: list[list[dict]]) -> list[dict]:
+    """One row per task and implementation out of the rows of every round: the first
+    round's, with the median of the rounds' seconds and those seconds
+    (``round_seconds``).
+
+    Examples
+    --------
+    >>> rows = [[dict(task="bfs", implementation="gap", seconds=s)] for s in (3.0, 1.0, 2.0)]
+    >>> median_of_rounds(rows)
+    [{'task': 'bfs', 'implementation': 'gap', 'seconds': 2.0, 'round_seconds': [3.0, 1.0, 2.0]}]
+    """
+    merged = {}
+    for row in (r for part in rounds for r in part):
+        key = row["task"], row["implementation"]
+        merged.setdefault(key, dict(row, round_seconds=[]))["round_seconds"].append(
+            row["seconds"])
+    for row in merged.values():
+        row["seconds"] = statistics.median(row["round_seconds"])
+    return list(merged.values())
 
 
 def add_ratios(rows: list[dict]) -> None:
@@ -302,6 +330,8 @@ def main(argv=None):
                    help="BFS sources (16; at least 256 below 2^20 stored entries)")
     p.add_argument("--trials", type=int, default=4, help="GAP trials per run (4)")
     p.add_argument("--repeats", type=int, default=8, help="lagraph_py CC calls (8)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="turns of GAP and lagraph_py on each graph, medians kept (3)")
     p.add_argument("--out", default="cpu_gap", help="name of the JSON file in bench/results")
     p.add_argument("--no-figures", action="store_true")
     args = p.parse_args(argv)
@@ -315,11 +345,11 @@ def main(argv=None):
     threads = set_threads(args.threads)
     gap = build_gap(args.gap)
     rows, graphs = run(names, builders, args.tasks, gap, threads, args.sources, args.trials,
-                       args.repeats)
+                       args.repeats, args.rounds)
     payload = dict(device=common.cpu_name(), versions=dict(common.versions(), gap=gap_version(
                    args.gap)), date=datetime.datetime.now().isoformat(timespec="seconds"),
                    commit=_commit(), threads=threads, trials=args.trials,
-                   repeats=args.repeats, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
+                   repeats=args.repeats, rounds=args.rounds, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
                    graphs=graphs, rows=rows)
     path = common.write_json(args.out, payload)
     print(f"wrote {path}")
