@@ -146,6 +146,13 @@ MUTATIONS = (
         "",
         [f"{BFS}::test_fused_cpu_equals_reference_executor"], k="parallel"),
     _mutation(
+        "bfs-fused-core-queue-dropped",
+        "the cores' queues of a push level are joined without the last core's",
+        FUSED_BFS,
+        "    for c in range(cores):\n        start = nq * c // cores * max_degree",
+        "    for c in range(cores - 1):\n        start = nq * c // cores * max_degree",
+        [f"{BFS}::test_fused_cpu_equals_reference_executor"], k="queues"),
+    _mutation(
         "bfs-reference-level-mask",
         "the reference bfs_level writes level k on the old frontier instead of the new one",
         "lagraph_py/executor.py",
