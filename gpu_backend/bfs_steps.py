@@ -55,6 +55,7 @@ import weakref
 import cupy as cp
 import numpy as np
 
+from lagraph_py import device_memory
 from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
@@ -77,19 +78,30 @@ _NO_LIMIT = np.iinfo(np.int32).max  # levels: as many as the frontier lasts
 ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
 _SEARCH_CTL = 48               # control words of the search kernel (bfs.cu SCTL)
-_PULL_CHUNK = 1024             # entries of a long in-list a warp tries at once (bfs.cu)
+_PULL_CHUNK = 1024             # entries of a long in-list a warp tries at once (bfs.cu
+                               # pull_long), of a packed list: PACKED_CHUNK words
 _LIST_CAPS = (1024, 512, 256, 128, 64)   # pull_list_cap's choices, the first preferred
 _WARP_STEPS = 64               # steps of 32 entries a pull_level warp may always take
+#: The search pulls from packed in-lists (DeviceMatrix.packed_lists) where they hold at
+#: most 1 / PACK_GAIN words an entry, ...
+PACK_GAIN = 2.0
+#: ... and a warp tries at most this many words of a list itself: the rest goes to the
+#: chunks of PACKED_CHUNK words that all warps share (H100, whole search, cap 8 against
+#: 64: cnr-2000 0.54 against 0.59 ms, the crawl of uk-2007-05 0.20 against 0.25 ms, 4 and
+#: 16 slower; chunks of 128 against 1024 words: 0.52 and 0.19 ms, 64 and 256 slower).
+PACKED_LIST_CAP = 8
+PACKED_CHUNK = 128
 #: The search kernel's one argument (bfs.cu ``struct Search``): its fields in order, each
 #: 8 bytes, a device address or an integer ("q") or a float ("d").
 _SEARCH_FIELDS = (
     ("indptr", "q"), ("indices", "q"), ("in_ptr", "q"), ("tptr", "q"), ("tind", "q"),
-    ("heads", "q"), ("long_items", "q"), ("nlong", "q"), ("pull_cap", "q"), ("n", "q"),
-    ("words", "q"), ("source", "q"), ("pv", "q"), ("lv", "q"), ("st", "q"), ("bits", "q"),
-    ("queues", "q"), ("degs", "q"), ("totals", "q"), ("hc", "q"), ("hub_deg", "q"),
-    ("ctl", "q"), ("bar", "q"), ("alpha", "d"), ("pull_min", "d"), ("small_frontier", "q"),
-    ("edge_limit", "q"), ("unexplored", "Q"), ("balance", "q"), ("serial", "q"),
-    ("solo_width", "q"), ("width", "q"), ("trace", "q"), ("trace_len", "q"))
+    ("pk", "q"), ("heads", "q"), ("long_items", "q"), ("nlong", "q"), ("pull_cap", "q"),
+    ("pull_chunk", "q"), ("n", "q"), ("words", "q"), ("source", "q"), ("pv", "q"),
+    ("lv", "q"), ("st", "q"), ("bits", "q"), ("queues", "q"), ("degs", "q"), ("totals", "q"),
+    ("hc", "q"), ("hub_deg", "q"), ("ctl", "q"), ("bar", "q"), ("alpha", "d"),
+    ("pull_min", "d"), ("small_frontier", "q"), ("edge_limit", "q"), ("unexplored", "Q"),
+    ("balance", "q"), ("serial", "q"), ("solo_width", "q"), ("width", "q"), ("trace", "q"),
+    ("trace_len", "q"))
 _SEARCH_FORMAT = "=" + "".join(code for _, code in _SEARCH_FIELDS)
 
 
@@ -280,18 +292,32 @@ def pull_list_cap(in_degree: np.ndarray, warps: int) -> int:
     return _LIST_CAPS[-1]
 
 
+def packed_fraction(ex, G) -> float | None:
+    """The words an entry of the packed in-lists of ``G``
+    (:func:`lagraph_py.device_memory.packed_fraction`, estimated on the host) where the
+    search of ``ex`` pulls from them (:attr:`BfsSteps.pull_packed`), else None. The
+    estimate is cached with ``G``."""
+    T = G.transpose()
+    fraction = G._cached("gpu.bfs.packed_fraction",
+                         lambda: device_memory.packed_fraction(T.indptr, T.indices))
+    packed = ex.pull_packed
+    return fraction if (fraction * PACK_GAIN <= 1 if packed is None else packed) else None
+
+
 class _SearchPlan:
     """What the whole search (bfs.cu ``search``) needs of a graph, kept with it: the kernel
     and its grid, the leading fields of its argument (the graph's device arrays: CSR, the
-    in-degree row pointers, the pull lists of the transpose), the scratch fields (the status
-    array, two frontier bitmaps, two queues with the out-degree beside each entry, a word
-    per block, the hub cache, the control words and the barrier words, zero between
-    launches), and the host in-degrees."""
+    in-degree row pointers, the pull lists of the transpose, packed or not), the scratch
+    fields (the status array, two frontier bitmaps, two queues with the out-degree beside
+    each entry, a word per block, the hub cache, the control words and the barrier words,
+    zero between launches), and the host in-degrees and pull list lengths."""
 
     def __init__(self, ex, G):
         A = self.A = ex.matrix(G)
         AT = ex.matrix(G, transpose=True)
         tind, heads = AT.pull_lists(A.indptr, ex._hub_first())
+        packed = packed_fraction(ex, G) is not None
+        tptr, pk = AT.packed_lists() if packed else (AT.indptr, None)
         n, I = G.n, A.index_dtype
         self.kernel = _module.kernel("search", I)
         self.blocks = _module.resident_blocks(self.kernel, -(-n // ex.block), ex.block)
@@ -303,28 +329,33 @@ class _SearchPlan:
                         cp.empty(self.blocks, dtype=np.int64), cp.empty(HC, dtype=np.uint64),
                         cp.empty(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
-        self._in_lengths, self._long = AT.row_degree_host(), {}
+        self._list_lengths = np.diff(tptr.get()) if packed else AT.row_degree_host()
+        self._long = {}
         self.graph = (A.indptr.data.ptr, A.indices.data.ptr, ex._in_ptr(A).data.ptr,
-                      AT.indptr.data.ptr, tind.data.ptr, heads.data.ptr, n, words)
+                      tptr.data.ptr, tind.data.ptr, _NULL if pk is None else pk.data.ptr,
+                      heads.data.ptr, n, words)
         self.scratch = (st, bits, queues, degs, totals, hc, A.hub_deg, ctl, bar)
         self.in_degree = G.in_degree()
-        self.list_cap = pull_list_cap(self._in_lengths, self.blocks * ex.block // 32)
+        self.list_cap = (PACKED_LIST_CAP if packed else
+                         pull_list_cap(self._list_lengths, self.blocks * ex.block // 32))
+        self.chunk = PACKED_CHUNK if packed else _PULL_CHUNK
 
-    def long_items(self, cap: int) -> tuple[int, int]:
-        """(device address, count) of the chunks of the in-lists longer than cap that the
+    def long_items(self, cap: int, chunk: int) -> tuple[int, int]:
+        """(device address, count) of the chunks of the pull lists longer than cap that the
         search's pull_long shares out: (vertex, first entry) pairs, each chunk of at most
-        _PULL_CHUNK entries beyond the first cap; built on first use for a cap."""
-        if cap not in self._long:
-            deg = self._in_lengths
+        ``chunk`` entries beyond the first cap; built on first use for a cap and chunk."""
+        if (cap, chunk) not in self._long:
+            deg = self._list_lengths
             v = np.flatnonzero(deg > cap)
-            chunks = -(-(deg[v] - cap) // _PULL_CHUNK)
+            chunks = -(-(deg[v] - cap) // chunk)
             before = np.repeat(np.cumsum(chunks) - chunks, chunks)
             items = np.empty((int(chunks.sum()), 2), dtype=np.int64)
             items[:, 0] = np.repeat(v, chunks)
-            items[:, 1] = cap + _PULL_CHUNK * (np.arange(len(items)) - before)
+            items[:, 1] = cap + chunk * (np.arange(len(items)) - before)
             array = cp.asarray(items.ravel()) if len(items) else None
-            self._long[cap] = array, (_NULL if array is None else array.data.ptr), len(items)
-        _, address, count = self._long[cap]
+            self._long[cap, chunk] = (array, _NULL if array is None else array.data.ptr,
+                                      len(items))
+        _, address, count = self._long[cap, chunk]
         return address, count
 
 
@@ -357,18 +388,26 @@ class BfsSteps:
     #: In the whole search, a pull level tries at most this many in-neighbours of a vertex
     #: on its own warp; the rest of a longer list is cut into chunks of 1024 that all warps
     #: share after a barrier (bfs.cu ``pull_long``). None: chosen per graph
-    #: (:func:`pull_list_cap`).
+    #: (:func:`pull_list_cap`; :data:`PACKED_LIST_CAP` words of packed lists).
     pull_list_cap = None
+    #: The search's pull levels read the in-lists bit-packed (``DeviceMatrix.packed_lists``:
+    #: a word of the frontier bitmap and a mask for each run of in-neighbours sharing it)
+    #: instead of one id an entry. None: where that packs at least PACK_GAIN entries a word.
+    pull_packed = None
+    #: Entries of the chunks of long lists that ``pull_long`` shares out (None: 1024, or
+    #: PACKED_CHUNK words of packed lists).
+    pull_chunk = None
     #: Blocks of the persistent kernel (None: half the multiprocessors, the fastest of 1,
     #: 33, 66, 132 on an H100 for the 2000x2000 grid; 1: PMPP's single-block kernel).
     persistent_blocks = None
     block = 512
     #: The whole search (:meth:`bfs_search`) runs a push level in one block while its
     #: frontier needs at most this many thread slots (vertices x lanes a vertex), with
-    #: block barriers; a larger one in a team of blocks, one per ``team_width`` slots with
-    #: twice the room.
+    #: block barriers; a larger one in a team of blocks, one per ``team_width / 2`` slots:
+    #: a slot a thread (H100, the 2000x2000 grid's 2,699 levels: 27.2 ms, against 30.5 ms
+    #: with 512, two threads a slot, whose teams are twice as large).
     solo_width = 1024
-    team_width = 512
+    team_width = 1024
     #: A CuPy uint64 array of 4 words a level, or None: where :meth:`bfs_search` records
     #: when each level ended (ns and block 0's clock), its frontier size and who ran it
     #: (bfs.cu ``search``), for profiling.
@@ -386,7 +425,8 @@ class BfsSteps:
         if host_handover.on_host(self, G):
             return host_handover.bfs_search(G, source, levels, parents)
         stream = cp.cuda.get_current_stream()
-        plan = G._cached(f"gpu.bfs.search.{stream.ptr}", lambda: _SearchPlan(self, G))
+        plan = G._cached(f"gpu.bfs.search.{stream.ptr}.{self.pull_packed}",
+                         lambda: _SearchPlan(self, G))
         n = G.n
         out = cp.empty((levels + parents) * n, dtype=np.int64)
         cp.cuda.runtime.memsetAsync(out.data.ptr, 0xFF, out.nbytes, stream.ptr)
@@ -396,9 +436,10 @@ class BfsSteps:
         pv = out.data.ptr + 8 * n * levels if parents else _NULL
         lv = out.data.ptr if levels else _NULL
         trace = self.search_trace
-        cap = self.pull_list_cap or plan.list_cap
+        cap, chunk = self.pull_list_cap or plan.list_cap, self.pull_chunk or plan.chunk
         args = struct.pack(   # in the order of _SEARCH_FIELDS
-            _SEARCH_FORMAT, *plan.graph[:6], *plan.long_items(cap), cap, *plan.graph[6:],
+            _SEARCH_FORMAT, *plan.graph[:7], *plan.long_items(cap, chunk), cap, chunk,
+            *plan.graph[7:],
             source, pv, lv, *plan.scratch, float(bfs_text.ALPHA), n / bfs_text.BETA,
             self.small_frontier, self._edge_limit(plan.A),
             G.nstored - int(plan.in_degree[source]), self.persistent_balance,

@@ -4,10 +4,11 @@ executor's :meth:`~gpu_backend.GpuExecutor.placement` applies the plan).
 
 Each :class:`~lagraph_py.device_memory.Needs` counts the device CSR (and, for BFS and SCC
 on a directed graph, its transpose), what the task builds on it and its room's scratch:
-BFS the pull lists and the search's scratch (``bfs_steps.working_set``), MSF the edge list
-and candidate lists (``msf_steps.working_set``, split into its per-edge and per-vertex
-parts), SCC the trim and a signatures round over every arc (``scc_steps``), connected
-components the union-find's arrays (``components_steps.working_set``).
+BFS the pull lists (and their packed form where the search reads it) and the search's
+scratch (``bfs_steps.working_set``), MSF the edge list and candidate lists
+(``msf_steps.working_set``, split into its per-edge and per-vertex parts), SCC the trim
+and a signatures round over every arc (``scc_steps``), connected components the
+union-find's arrays (``components_steps.working_set``).
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ from . import bfs_steps, components_steps, msf_steps, scc_steps, storage
 
 def needs(ex, G, task: str) -> dm.Needs:
     """Device bytes of one call of ``task`` on ``G`` by the executor ``ex`` (its settings:
-    ``hub_first_pull`` for BFS), as if nothing were cached with ``G`` yet (except the MSF
-    edge list, whose build the MSF counts only once)."""
+    ``hub_first_pull`` and ``pull_packed`` for BFS), as if nothing were cached with ``G``
+    yet (except the MSF edge list, whose build the MSF counts only once)."""
     n, s = G.n, G.nstored
     I = storage.device_index_dtype(G.indptr, G.indices)
     csr = dm.csr_bytes(n, s, I.itemsize)
     both = dm.add(csr, csr) if G.directed else csr
     if task == "bfs":
-        return dm.add(both, dm.pull_list_bytes(n, s, I.itemsize, ex.hub_first_pull),
+        fraction = bfs_steps.packed_fraction(ex, G)
+        packed = dm.Needs(0, 0, 0) if fraction is None else dm.packed_list_bytes(
+            n, s, I.itemsize, fraction)
+        return dm.add(both, dm.pull_list_bytes(n, s, I.itemsize, ex.hub_first_pull), packed,
                       dm.Needs(0, 0, bfs_steps.working_set(n, I)))
     if task == "msf":
         cached = msf_steps._EDGE_LIST in G._cache

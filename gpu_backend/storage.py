@@ -22,6 +22,8 @@ from functools import lru_cache
 import cupy as cp
 import numpy as np
 
+from . import _module
+
 #: Slots of the hub cache in bfs.cu (HC); the hub degree threshold keeps about this many
 #: of the highest out-degree vertices as hubs.
 HUB_SLOTS = 2048
@@ -54,6 +56,7 @@ class DeviceMatrix:
         self._rows = None
         self._csr = None
         self._pull_lists = {}
+        self._packed = None
         self._long_chunks = None
 
     @property
@@ -88,6 +91,36 @@ class DeviceMatrix:
             heads[nonempty] = indices[self.indptr[nonempty]]
             self._pull_lists[hub_first] = (indices, heads)
         return self._pull_lists[hub_first]
+
+    def packed_lists(self) -> tuple[cp.ndarray, cp.ndarray]:
+        """The rows bit-packed, as a pull step against a frontier bitmap reads them:
+        ``(indptr, words)``. Each run of a row's (sorted) entries that share one 32-bit
+        word of a vertex bitmap, ``u >> 5``, becomes one uint64: that word's index above
+        the mask of the run's bits, ``u & 31``; ``indptr`` (the index type) delimits each
+        row's runs. Where neighbouring ids link to each other (a web crawl in crawl order)
+        a row of hundreds of entries packs into tens of words
+        (:func:`lagraph_py.device_memory.packed_fraction` estimates how many). Built on
+        the device on first use (its bytes checked against free memory first), then
+        cached.
+        """
+        if self._packed is None:
+            m, I = self.nstored, self.index_dtype
+            first = cp.ones(m, dtype=bool)
+            if m:
+                word = self.indices >> 5
+                cp.not_equal(word[1:], word[:-1], out=first[1:])
+                first[self.indptr[:-1][cp.diff(self.indptr) > 0]] = True
+                del word
+            run = cp.cumsum(first, dtype=I)                   # 1-based run of each entry
+            runs = int(run[-1]) if m else 0                   # sync (once)
+            ensure_fits(8 * runs + I.itemsize * (self.n + 1), "packed pull lists")
+            words = cp.zeros(runs, dtype=cp.uint64)
+            if m:
+                _module.kernel("pack_runs", I)((_module.grid_for(m, 256),), (256,),
+                                               (self.indices, run, m, words))
+            indptr = cp.concatenate((cp.zeros(1, dtype=I), run))[self.indptr]
+            self._packed = (indptr, words)
+        return self._packed
 
     def _hub_first(self, out_indptr: cp.ndarray) -> cp.ndarray:
         deg = cp.diff(out_indptr).astype(cp.uint64)

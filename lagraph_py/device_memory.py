@@ -5,7 +5,8 @@ A call of a task (``"bfs"``, ``"msf"``, ``"scc"``, ``"cc"``) on a graph of ``n``
 and ``s`` stored entries holds three kinds of device arrays (a :class:`Needs`):
 
 - the **adjacency**: what the kernels read per stored entry (column indices of the CSR and
-  of its transpose, the BFS pull lists, the MSF edge list), cached with the Graph;
+  of its transpose, the BFS pull lists, packed or not, the MSF edge list), cached with
+  the Graph;
 - **edge scratch**: per-entry arrays one call makes and frees (MSF candidate lists, the SCC
   arcs gathered, the sort that orders the BFS pull lists);
 - **vertex arrays**: row pointers and per-vertex state (status, queues, labels, outputs).
@@ -33,6 +34,8 @@ MemoryError: bfs on G needs 900 bytes of GPU memory; 800 are free (its vertex ar
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 RESIDENT, MANAGED = "resident", "managed"
 TASKS = ("bfs", "msf", "scc", "cc")
@@ -146,6 +149,48 @@ def pull_list_bytes(n: int, nstored: int, isize: int, hub_first: bool) -> Needs:
         return Needs(0, 0, n * isize)
     return Needs(nstored * isize, PULL_SORT_BYTES * min(nstored, PULL_SORT_CHUNK) + 16 * n,
                  n * isize)
+
+
+def packed_fraction(indptr: np.ndarray, indices: np.ndarray, rows: int = 4096) -> float:
+    """Words of the bit-packed BFS pull lists (``DeviceMatrix.packed_lists``: one word
+    for each run of a row's entries within one 32-id word of a vertex bitmap) per stored
+    entry of the CSR ``(indptr, indices)``, rows sorted, estimated from ``rows`` rows
+    spread evenly over the matrix (every row if it has fewer): 1.0 where no two entries
+    of a row share a bitmap word, 1/32 at best.
+
+    Examples
+    --------
+    >>> packed_fraction(np.array([0, 3, 4]), np.array([1, 2, 40, 7]))
+    0.75
+    """
+    n = indptr.size - 1
+    if n <= 0:
+        return 1.0
+    v = np.unique(np.linspace(0, n - 1, min(n, rows)).astype(np.int64))
+    lengths = (indptr[v + 1] - indptr[v]).astype(np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return 1.0
+    ends = np.cumsum(lengths)
+    at = np.repeat(indptr[v].astype(np.int64) - (ends - lengths), lengths) + np.arange(total)
+    word = indices[at] >> 5
+    first = np.ones(total, dtype=bool)
+    first[1:] = word[1:] != word[:-1]
+    first[ends[:-1][lengths[1:] > 0]] = True           # each row's first entry
+    return float(first.sum()) / total
+
+
+def packed_list_bytes(n: int, nstored: int, isize: int, fraction: float) -> Needs:
+    """The bit-packed BFS pull lists of a transpose of ``fraction`` words an entry
+    (:func:`packed_fraction`): 8 bytes a word and the row pointers, and the scratch of
+    their build (a flag and two ``isize``-byte words an entry).
+
+    Examples
+    --------
+    >>> packed_list_bytes(10, 100, 4, 0.25)
+    Needs(adjacency=200, edge_scratch=900, vertex=44)
+    """
+    return Needs(8 * round(nstored * fraction), (1 + 2 * isize) * nstored, (n + 1) * isize)
 
 
 def add(*parts: Needs) -> Needs:

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagraph_py as lg
+from oracles import graphs
 from lagraph_py import device_memory as dm
 from lagraph_py.cpu import CpuExecutor
 
@@ -66,6 +67,26 @@ def test_csr_bytes_count_the_device_arrays(index, directed):
     assert pull.vertex == np.empty(G.n, index).nbytes      # the row heads
     assert dm.pull_list_bytes(G.n, G.nstored, isize, hub_first=False).adjacency == 0
     assert dm.add(csr, pull).total == csr.total + pull.total
+
+
+@settings(max_examples=80, deadline=None)
+@given(G=graphs(max_n=300), rows=st.integers(1, 400))
+def test_packed_fraction_counts_the_runs_of_the_rows_it_reads(G, rows):
+    """Against a plain count: the distinct bitmap words of each row read (every row when
+    ``rows`` covers them, else ``rows`` of them spread evenly) over its entries."""
+    sample = np.unique(np.linspace(0, G.n - 1, min(G.n, rows)).astype(np.int64))
+    words = [len({int(u) >> 5 for u in G.indices[G.indptr[v]:G.indptr[v + 1]]})
+             for v in sample]
+    entries = int(np.diff(G.indptr)[sample].sum())
+    expected = sum(words) / entries if entries else 1.0
+    assert dm.packed_fraction(G.indptr, G.indices, rows) == pytest.approx(expected)
+    assert 1 / 32 <= dm.packed_fraction(G.indptr, G.indices) <= 1
+    runs = sum(len({(v, int(u) >> 5) for u in G.indices[G.indptr[v]:G.indptr[v + 1]]})
+               for v in range(G.n))
+    fraction = dm.packed_fraction(G.indptr, G.indices, max(G.n, 1))
+    packed = dm.packed_list_bytes(G.n, G.nstored, G.indices.itemsize, fraction)
+    assert packed.adjacency == np.empty(runs, np.uint64).nbytes          # 8 bytes a word
+    assert packed.vertex == G.indptr.astype(G.indices.dtype).nbytes      # row pointers
 
 
 class Refusing(CpuExecutor):

@@ -201,6 +201,23 @@ def test_pull_lists():
         GPU.hub_first_pull = old
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(G=graphs(max_n=200, min_n=1))
+def test_packed_lists_decode_to_the_rows(G):
+    """Each row's packed words, in order, hold exactly the row's entries: word indices
+    rising, masks not empty, and the ids of the set bits, word by word, the sorted row."""
+    AT = GPU.matrix(G, transpose=True)
+    ptr, words = (asnumpy(x) for x in AT.packed_lists())
+    assert words.size == ptr[-1]
+    T = G.transpose()
+    for v in range(G.n):
+        row = words[ptr[v]:ptr[v + 1]]
+        word, mask = (row >> 32).astype(np.int64), row & 0xFFFFFFFF
+        assert (np.diff(word) > 0).all() and (mask != 0).all()
+        ids = [32 * w + b for w, m in zip(word, mask) for b in range(32) if (int(m) >> b) & 1]
+        np.testing.assert_array_equal(ids, T.indices[T.indptr[v]:T.indptr[v + 1]])
+
+
 @pytest.mark.parametrize("directed", [True, False])
 def test_hub_source_and_star(directed):
     """A source of very high degree (one vertex spread over the whole persistent grid),
@@ -317,6 +334,11 @@ SEARCH_PATHS = {
     "balanced": {"persistent_balance": 0},            # every push level edge-balanced
     "long": {"pull_list_cap": 2, "small_frontier": 0,   # pulls, in-lists beyond 2 entries
              "persistent_edge_limit": 0},               # shared out in chunks (pull_long)
+    "packed": {"pull_packed": True, "small_frontier": 0,   # pulls from bit-packed lists
+               "persistent_edge_limit": 0},
+    "packed_long": {"pull_packed": True, "pull_list_cap": 1, "small_frontier": 0,
+                    "persistent_edge_limit": 0},        # their words beyond the first shared
+    "unpacked": {"pull_packed": False, "small_frontier": 0, "persistent_edge_limit": 0},
 }
 
 

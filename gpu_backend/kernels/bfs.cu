@@ -411,6 +411,24 @@ __device__ __forceinline__ bool in_frontier(long long u, const unsigned long lon
            ((fbits[u >> 5] >> (u & 31)) & 1u);
 }
 
+// The parent that entry q of a pull list holds if it is in the frontier, else -1. The
+// entry is an in-neighbour's id (tind[q]), or, in a packed list (pk not null: pk[q], see
+// DeviceMatrix.packed_lists), a word of the frontier bitmap above the mask of the
+// in-neighbours among that word's 32 ids, the lowest of them in the frontier the parent.
+template <typename I>
+__device__ __forceinline__ long long list_hit(const I* __restrict__ tind,
+                                              const unsigned long long* __restrict__ pk,
+                                              long long q, const unsigned long long* cache,
+                                              unsigned long long tag, const unsigned* fbits) {
+    if (pk) {
+        const unsigned long long e = pk[q];
+        const unsigned b = fbits[e >> 32] & (unsigned)e;
+        return b ? (long long)((e >> 32) << 5) + __ffs(b) - 1 : -1;
+    }
+    const long long x = (long long)tind[q];
+    return in_frontier(x, cache, tag, fbits) ? x : -1;
+}
+
 // One level l of the production pull ("pull_hub"), by every warp of the grid. Each warp owns
 // 32 consecutive vertices, one bitmap word. An unvisited vertex scans its in-neighbours (in
 // decreasing out-degree, DeviceMatrix.pull_lists) for one in the frontier: the first
@@ -421,11 +439,14 @@ __device__ __forceinline__ bool in_frontier(long long u, const unsigned long lon
 // are loaded into shared memory (`cache`, HC words) first. The warp's hits become its word
 // of the next frontier bitmap nbits with one ballot and one store (no atomics, no zeroing);
 // fbits holds the frontier of level l-1. A list is tried up to its first `cap` entries
-// (the rest: pull_long). Counters: the vertices found, their out- and in-edges and (MAX)
-// their largest out-degree, one atomic per block each.
+// (the rest: pull_long). With packed lists (pk not null; tptr their row pointers) the
+// entries are words of in-neighbours (list_hit), tried after heads[v] from the first.
+// Counters: the vertices found, their out- and in-edges and (MAX) their largest
+// out-degree, one atomic per block each.
 template <typename I, bool MAX>
 __device__ __forceinline__ void pull_level(
-        const I* __restrict__ tptr, const I* __restrict__ tind, const I* __restrict__ heads,
+        const I* __restrict__ tptr, const I* __restrict__ tind,
+        const unsigned long long* __restrict__ pk, const I* __restrict__ heads,
         long long n, int* st, int l, long long* pv, unsigned char* pp, long long* lv,
         unsigned char* lp, int want_parent, const I* __restrict__ out_ptr,
         const I* __restrict__ in_ptr, unsigned long long* hc, long long hub_deg,
@@ -450,12 +471,12 @@ __device__ __forceinline__ void pull_level(
             hit = in_frontier(u, cache, tag, fbits);
             if (!hit) {
                 const I start = tptr[v];
-                p = start + 1;
+                p = pk ? start : start + 1;     // a packed list holds heads[v] too
                 end = tptr[v + 1];
                 if ((long long)(end - start) > cap) end = (I)(start + cap);
                 for (int t = 1; t < serial && p < end; ++t, ++p) {
-                    u = tind[p];
-                    if (in_frontier(u, cache, tag, fbits)) { hit = true; break; }
+                    const long long x = list_hit(tind, pk, p, cache, tag, fbits);
+                    if (x >= 0) { u = x; hit = true; break; }
                 }
             }
         }
@@ -463,11 +484,11 @@ __device__ __forceinline__ void pull_level(
             const int src = __ffs(todo) - 1;
             const I e = __shfl_sync(full, end, src);
             for (I q = __shfl_sync(full, p, src); q < e; q += 32) {
-                const I x = q + lane < e ? tind[q + lane] : (I)-1;
-                const unsigned hits = __ballot_sync(full, x >= 0 &&
-                                                    in_frontier(x, cache, tag, fbits));
+                const long long x = q + lane < e ? list_hit(tind, pk, q + lane, cache, tag,
+                                                            fbits) : -1;
+                const unsigned hits = __ballot_sync(full, x >= 0);
                 if (hits) {
-                    const I first = __shfl_sync(full, x, __ffs(hits) - 1);
+                    const long long first = __shfl_sync(full, x, __ffs(hits) - 1);
                     if (lane == src) { u = first; hit = true; }
                     break;
                 }
@@ -489,17 +510,17 @@ __device__ __forceinline__ void pull_level(
 
 // The rest of the long in-lists of a pull level l, after pull_level tried their first
 // entries (its `cap`) and a barrier: `items` lists (v, first entry) pairs, chunks of at most
-// PULL_CHUNK entries of the long lists beyond the cap; a warp takes a chunk of a vertex
+// `chunk` entries of the long lists beyond the cap; a warp takes a chunk of a vertex
 // still unvisited and tries its entries 32 at a time, so that the grid shares a long list
 // (one warp scanning a hub's list of 18,000 entries held whole pull levels of a web crawl
 // at 0.6 ms). The first hit claims v (atomicCAS on the status, other chunks may hit too),
 // visits it, sets its bit of nbits (atomicOr: the word's owner stored it before the
 // barrier) and counts it as pull_level does. cache, tag, fbits: as pull_level's.
-#define PULL_CHUNK 1024
 template <typename I>
 __device__ __forceinline__ void pull_long(
-        const I* __restrict__ tptr, const I* __restrict__ tind, const long long* items,
-        long long nitems, int* st, int l, long long* pv, long long* lv, int want_parent,
+        const I* __restrict__ tptr, const I* __restrict__ tind,
+        const unsigned long long* __restrict__ pk, const long long* items,
+        long long nitems, long long chunk, int* st, int l, long long* pv, long long* lv, int want_parent,
         const I* __restrict__ out_ptr, const I* __restrict__ in_ptr, unsigned long long* hc,
         long long hub_deg, const unsigned* fbits, unsigned* nbits,
         const unsigned long long* cache, unsigned long long* c_found, unsigned long long* c_out,
@@ -514,10 +535,11 @@ __device__ __forceinline__ void pull_long(
         const long long v = items[2 * i];
         if (*(volatile int*)&st[v] != UNV) continue;
         const long long first = (long long)tptr[v] + items[2 * i + 1];
-        const long long end = min((long long)tptr[v + 1], first + PULL_CHUNK);
+        const long long end = min((long long)tptr[v + 1], first + chunk);
         for (long long q = first; q < end; q += 32) {
-            const long long x = q + lane < end ? (long long)tind[q + lane] : -1;
-            const unsigned hits = __ballot_sync(full, x >= 0 && in_frontier(x, cache, tag, fbits));
+            const long long x = q + lane < end ? list_hit(tind, pk, q + lane, cache, tag, fbits)
+                                               : -1;
+            const unsigned hits = __ballot_sync(full, x >= 0);
             if (hits) {
                 const long long u = __shfl_sync(full, x, __ffs(hits) - 1);
                 if (lane == 0 && atomicCAS(&st[v], UNV, l) == UNV) {
@@ -561,8 +583,8 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __rest
             int z = (r + 1) % 3;
             ctl[z] = 0; ctl[3 + z] = 0;
         }
-        pull_level<I, false>(tptr, tind, heads, n, st, l, pv, pp, lv, lp, want_parent, out_ptr,
-                             in_ptr, hc, hub_deg, (l - k) & 1 ? bits1 : bits0,
+        pull_level<I, false>(tptr, tind, nullptr, heads, n, st, l, pv, pp, lv, lp, want_parent,
+                             out_ptr, in_ptr, hc, hub_deg, (l - k) & 1 ? bits1 : bits0,
                              (l - k) & 1 ? bits0 : bits1, serial, NO_CAP, cache, &ctl[r],
                              &ctl[3 + r], &ctl[6], (unsigned long long*)nullptr);
         grid_sync(bar, gen);
@@ -876,6 +898,19 @@ __global__ void init_status(const unsigned char* __restrict__ pres, long long n,
     }
 }
 
+// Packed pull lists (DeviceMatrix.packed_lists) of a CSR with sorted rows: run[e] is the
+// 1-based run of entry e (consecutive entries of one row within one bitmap word); each
+// entry ORs its word (above) and its bit into its run's slot of `packed` (zeroed).
+template <typename I>
+__global__ void pack_runs(const I* __restrict__ indices, const I* __restrict__ run,
+                          long long m, unsigned long long* packed) {
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m;
+         e += (long long)gridDim.x * blockDim.x) {
+        const unsigned long long u = (unsigned long long)indices[e];
+        atomicOr(&packed[run[e] - 1], ((u >> 5) << 32) | (1ull << (u & 31)));
+    }
+}
+
 template <typename I>
 __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* st) {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nq;
@@ -973,9 +1008,11 @@ struct Walk {
 template <typename I>
 struct Search {
     const I* indptr; const I* indices; const I* in_ptr;
-    const I* tptr; const I* tind; const I* heads;   // pull lists (null: every level pushes)
+    const I* tptr; const I* tind;      // pull lists (null: every level pushes)
+    const unsigned long long* pk;      // or packed ones (tptr their row pointers; else null)
+    const I* heads;
     const long long* long_items;       // pull_long's chunks of the in-lists beyond pull_cap
-    long long nlong, pull_cap;
+    long long nlong, pull_cap, pull_chunk;
     long long n, words, source;
     long long* pv; long long* lv;      // outputs (null when not wanted)
     int* st;
@@ -1096,15 +1133,15 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
         unsigned long long* c = cnt + 4 * r;
         const long long cur = w.cur;
         const int level = (int)w.k + 1;
-        pull_level<I, true>(S.tptr, S.tind, S.heads, S.n, S.st, level, S.pv,
+        pull_level<I, true>(S.tptr, S.tind, S.pk, S.heads, S.n, S.st, level, S.pv,
                             (unsigned char*)nullptr, S.lv, (unsigned char*)nullptr,
                             S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg, S.bitmap(cur),
                             S.bitmap(1 - cur), (int)S.serial, S.pull_cap, cache, c, c + 1,
                             c + 3, c + 2);
         if (S.nlong) {
             team_sync<false>(tbar, gen, G);
-            pull_long(S.tptr, S.tind, S.long_items, S.nlong, S.st, level, S.pv, S.lv,
-                      S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg, S.bitmap(cur),
+            pull_long(S.tptr, S.tind, S.pk, S.long_items, S.nlong, S.pull_chunk, S.st, level,
+                      S.pv, S.lv, S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg, S.bitmap(cur),
                       S.bitmap(1 - cur), cache, c, c + 1, c + 3, c + 2);
         }
         team_sync<false>(tbar, gen, G);
