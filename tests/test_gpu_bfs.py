@@ -332,6 +332,8 @@ SEARCH_PATHS = {
     "teams": {"solo_width": 0, "team_width": 64},     # never one block: teams of blocks
     "pull": {"small_frontier": 0, "persistent_edge_limit": 0},   # pull when the rule says
     "balanced": {"persistent_balance": 0},            # every push level edge-balanced
+    "teams_balanced": {"solo_width": 0, "team_width": 64,   # ... by teams (each block its
+                       "persistent_balance": 0},            # own degree prefix while short)
     "long": {"pull_list_cap": 2, "small_frontier": 0,   # pulls, in-lists beyond 2 entries
              "persistent_edge_limit": 0},               # shared out in chunks (pull_long)
     "packed": {"pull_packed": True, "small_frontier": 0,   # pulls from bit-packed lists

@@ -338,22 +338,37 @@ __global__ void queue_degrees(const I* __restrict__ indptr, const I* __restrict_
     }
 }
 
-// Inclusive prefix sum of the out-degrees of q[0..nq) into prefix, by one block: each thread
-// sums a contiguous chunk, one block scan, then each writes its chunk's running sums. Reads
-// bypass L1 (q may have been written by other blocks of a persistent kernel).
-template <typename I>
-__device__ __forceinline__ void block_degree_prefix(const I* __restrict__ indptr, const I* q,
-                                                    long long nq, long long* prefix) {
-    const long long per = (nq + blockDim.x - 1) / blockDim.x;
-    const long long lo = min(nq, threadIdx.x * per), hi = min(nq, lo + per);
+// Inclusive prefix sum of value(0..len) into prefix (global or shared memory), by one
+// block: each thread sums a contiguous chunk, one block scan, then each writes its chunk's
+// running sums.
+template <class Value>
+__device__ __forceinline__ void block_prefix(long long len, Value value, long long* prefix) {
+    const long long per = (len + blockDim.x - 1) / blockDim.x;
+    const long long lo = min(len, threadIdx.x * per), hi = min(len, lo + per);
     long long sum = 0;
-    for (long long i = lo; i < hi; ++i) sum += deg_of(indptr, (long long)__ldcg(&q[i]));
+    for (long long i = lo; i < hi; ++i) sum += value(i);
     long long total;
     long long run = block_excl_scan(sum, &total);
     for (long long i = lo; i < hi; ++i) {
-        run += deg_of(indptr, (long long)__ldcg(&q[i]));
+        run += value(i);
         prefix[i] = run;
     }
+}
+
+// block_prefix of the out-degrees of q[0..nq). Reads bypass L1 (q may have been written by
+// other blocks of a persistent kernel).
+template <typename I>
+__device__ __forceinline__ void block_degree_prefix(const I* __restrict__ indptr, const I* q,
+                                                    long long nq, long long* prefix) {
+    block_prefix(nq, [&](long long i) {
+        return (long long)deg_of(indptr, (long long)__ldcg(&q[i]));
+    }, prefix);
+}
+
+// A word of shared memory, or of global memory that other blocks may have written (read
+// past L1).
+__device__ __forceinline__ long long load_word(const long long* p) {
+    return __isShared(p) ? *p : __ldcg(p);
 }
 
 // The same prefix sum for a short queue in one launch of one block.
@@ -370,9 +385,9 @@ __device__ __forceinline__ long long edge_source(const long long* prefix, long l
     long long lo = 0, hi = nq - 1;
     while (lo < hi) {
         const long long mid = (lo + hi) >> 1;
-        if (__ldcg(&prefix[mid]) > e) hi = mid; else lo = mid + 1;
+        if (load_word(&prefix[mid]) > e) hi = mid; else lo = mid + 1;
     }
-    offset = e - (lo ? __ldcg(&prefix[lo - 1]) : 0);
+    offset = e - (lo ? load_word(&prefix[lo - 1]) : 0);
     return lo;
 }
 
@@ -440,7 +455,8 @@ __device__ __forceinline__ long long list_hit(const I* __restrict__ tind,
 // of the next frontier bitmap nbits with one ballot and one store (no atomics, no zeroing);
 // fbits holds the frontier of level l-1. A list is tried up to its first `cap` entries
 // (the rest: pull_long). With packed lists (pk not null; tptr their row pointers) the
-// entries are words of in-neighbours (list_hit), tried after heads[v] from the first.
+// entries are words of in-neighbours (list_hit), tried after heads[v] from the first, and
+// every frontier test reads the bitmap (no hub cache).
 // Counters: the vertices found, their out- and in-edges and (MAX) their largest
 // out-degree, one atomic per block each.
 template <typename I, bool MAX>
@@ -458,8 +474,10 @@ __device__ __forceinline__ void pull_level(
     const long long words = (n + 31) >> 5;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
-    __syncthreads();
+    if (!pk) {                  // packed lists test bitmap words: no use for the cache
+        for (int j = threadIdx.x; j < HC; j += blockDim.x) cache[j] = hc[j];
+        __syncthreads();
+    }
     const unsigned long long tag = (unsigned long long)(l - 1) << 32;
     unsigned long long found = 0, dout = 0, din = 0, dmax = 0;
     for (long long w = warp; w < words; w += nwarps) {
@@ -468,7 +486,7 @@ __device__ __forceinline__ void pull_level(
         long long u = 0;
         bool hit = false;
         if (v < n && st[v] == UNV && (u = heads[v]) >= 0) {
-            hit = in_frontier(u, cache, tag, fbits);
+            hit = pk ? (fbits[u >> 5] >> (u & 31)) & 1u : in_frontier(u, cache, tag, fbits);
             if (!hit) {
                 const I start = tptr[v];
                 p = pk ? start : start + 1;     // a packed list holds heads[v] too
@@ -520,9 +538,9 @@ template <typename I>
 __device__ __forceinline__ void pull_long(
         const I* __restrict__ tptr, const I* __restrict__ tind,
         const unsigned long long* __restrict__ pk, const long long* items,
-        long long nitems, long long chunk, int* st, int l, long long* pv, long long* lv, int want_parent,
-        const I* __restrict__ out_ptr, const I* __restrict__ in_ptr, unsigned long long* hc,
-        long long hub_deg, const unsigned* fbits, unsigned* nbits,
+        long long nitems, long long chunk, int* st, int l, long long* pv, long long* lv,
+        int want_parent, const I* __restrict__ out_ptr, const I* __restrict__ in_ptr,
+        unsigned long long* hc, long long hub_deg, const unsigned* fbits, unsigned* nbits,
         const unsigned long long* cache, unsigned long long* c_found, unsigned long long* c_out,
         unsigned long long* c_in, unsigned long long* c_max) {
     const unsigned full = 0xffffffffu;
@@ -770,7 +788,7 @@ __device__ __forceinline__ void push_level(
     unsigned long long my_found = 0, my_out = 0, my_in = 0, my_max = 0;
     if (max_deg > (unsigned long long)(balance * g)) {            // edge-balanced level
         const long long* scan = prefix();
-        const long long total = tid < nthreads ? __ldcg(&scan[nq - 1]) : 0;
+        const long long total = tid < nthreads ? load_word(&scan[nq - 1]) : 0;
         for (long long e = tid; e < total; e += nthreads) {
             long long offset;
             const long long u = at(edge_source(scan, nq, e, offset));
@@ -1141,8 +1159,8 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
         if (S.nlong) {
             team_sync<false>(tbar, gen, G);
             pull_long(S.tptr, S.tind, S.pk, S.long_items, S.nlong, S.pull_chunk, S.st, level,
-                      S.pv, S.lv, S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg, S.bitmap(cur),
-                      S.bitmap(1 - cur), cache, c, c + 1, c + 3, c + 2);
+                      S.pv, S.lv, S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg,
+                      S.bitmap(cur), S.bitmap(1 - cur), cache, c, c + 1, c + 3, c + 2);
         }
         team_sync<false>(tbar, gen, G);
         if (threadIdx.x == 0) go_on = end_level(S, w, true, true, G, c);
@@ -1197,6 +1215,14 @@ __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long
                             scap, c, (int)w.k + 1, S.st, S.pv, (unsigned char*)nullptr, S.lv,
                             (unsigned char*)nullptr, S.pv != nullptr, S.hc, S.hub_deg, c + 1,
                             c + 3, c + 2, tid, nthreads, [&]() {
+                                if (!SOLO && nq <= HC) {   // each block its own, in smem
+                                    const long long* d = S.deg(cur);
+                                    long long* own = (long long*)smem;
+                                    block_prefix(nq, [&](long long i) { return __ldcg(&d[i]); },
+                                                 own);
+                                    __syncthreads();
+                                    return (const long long*)own;
+                                }
                                 prefix_in_place(S.deg(cur), nq, S.totals, T, member, sync);
                                 return (const long long*)S.deg(cur);
                             });
