@@ -417,9 +417,8 @@ class BfsSteps:
     def bfs_search(self, G, source, method, levels, parents):
         """A ``method="auto"`` search in one launch of the ``search`` kernel (bfs.cu), or on
         the host for a small graph (:mod:`.host_handover`); other methods run the algorithm
-        text (:meth:`Executor.bfs_search`). The outputs and the
-        status array are filled with -1 by two memsets first, which the device runs while
-        the host packs the launch; the results are returned without waiting for it."""
+        text (:meth:`Executor.bfs_search`). The kernel fills the outputs itself, so the host
+        issues nothing but the launch; the results are returned without waiting for it."""
         if method != "auto":
             return super().bfs_search(G, source, method, levels, parents)
         if host_handover.on_host(self, G):
@@ -429,8 +428,6 @@ class BfsSteps:
                          lambda: _SearchPlan(self, G))
         n = G.n
         out = cp.empty((levels + parents) * n, dtype=np.int64)
-        cp.cuda.runtime.memsetAsync(out.data.ptr, 0xFF, out.nbytes, stream.ptr)
-        cp.cuda.runtime.memsetAsync(plan.st.data.ptr, 0xFF, plan.st.nbytes, stream.ptr)
         level = out[:n] if levels else None
         parent = out[levels * n:] if parents else None
         pv = out.data.ptr + 8 * n * levels if parents else _NULL

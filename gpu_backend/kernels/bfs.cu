@@ -1259,8 +1259,8 @@ __device__ __forceinline__ void take_over(const unsigned long long* ctl, Walk& w
 
 // The whole search (see above), by a cooperative launch of the search's one argument S.
 // Outputs: lv the levels, pv the parents (either null when not wanted), -1 where unreached.
-// They and the status array st arrive with every byte 0xFF (-1, UNV); the source's entries
-// are written here. bits, queues, degs, totals, hc, ctl: scratch, written here before use;
+// They and the status array st are filled here (UNV, -1; the source's entries its own), so
+// that the host issues nothing but the launch. bits, queues, degs, totals, hc, ctl: scratch, written here before use;
 // bar: 4 barrier words, zero between launches. rule.pull_min = n / BETA; rule.unexplored =
 // stored entries - in-degree of the source. trace (unless null): [0] the global timer (ns)
 // at the start; per level 0 < l < trace_len, at its end, [4l] the global timer, [4l+1]
@@ -1282,14 +1282,17 @@ __global__ void __launch_bounds__(512, 4) search(const __grid_constant__ Search<
     }
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = G * blockDim.x;
+    if (tid == 0 && S.trace && S.trace_len > 0)
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(S.trace[0]));
     for (long long i = tid; i < HC; i += nthreads) S.hc[i] = ~0ull;
     for (long long i = tid; i < SCTL; i += nthreads) S.ctl[i] = 0;
+    for (long long v = tid; v < S.n; v += nthreads) {
+        const bool root = v == source;
+        S.st[v] = root ? 0 : UNV;
+        if (S.lv) S.lv[v] = root ? 0 : -1;
+        if (S.pv) S.pv[v] = root ? source : -1;
+    }
     if (tid == 0) {
-        if (S.trace && S.trace_len > 0)
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(S.trace[0]));
-        S.st[source] = 0;
-        if (S.lv) S.lv[source] = 0;
-        if (S.pv) S.pv[source] = source;
         S.queues[0] = (I)source;
         S.degs[0] = (long long)d0;
     }
