@@ -9,8 +9,8 @@
 //   1. parent[v] = the vertex INIT_HOPS steps up from v in the forest in which every
 //      vertex's parent is its smallest neighbour if that is smaller (rows are sorted: the
 //      row's first entry), or v where v is a root of it;
-//   2. every vertex joins its row's first entry (where that is larger: else phase 1 did)
-//      and its second (the two smallest neighbours of every vertex join all but about 1%
+//   2. every vertex joins its row's first SAMPLED entries (the first where it is larger:
+//      else phase 1 did; the two smallest neighbours of every vertex join all but about 1%
 //      of a road map, half a Kronecker graph: the giant component, if there is one, is
 //      mostly one set now);
 //   3. the rest of every row (entries SAMPLED on), except the rows of the vertices already
@@ -42,27 +42,6 @@
 template <typename I>
 __device__ __forceinline__ I find(I x, I* parent) { return root_of<true>(x, parent); }
 
-// Join the set of root r with the set of u; returns the root of the joined set as far as
-// this thread knows (r or the root r went under), for the next entry of the same row.
-// The larger root goes under the smaller by CAS; a failed CAS returns the root's new
-// parent, from which the search goes on.
-template <typename I>
-__device__ __forceinline__ I link(I r, I u, I* parent) {
-    I s = find(u, parent);
-    while (r != s) {
-        if (r < s) {
-            const I t = cas(parent + s, s, r);
-            if (t == s) return r;
-            s = find(t, parent);
-        } else {
-            const I t = cas(parent + r, r, s);
-            if (t == r) return s;
-            r = find(t, parent);
-        }
-    }
-    return r;
-}
-
 // Join v with the entries ind[p] for p = lo, lo + step, ... below hi, unless v is in the
 // set of hub (c: hub's root as last seen by this thread, refreshed when v's root differs).
 template <typename I>
@@ -72,7 +51,7 @@ __device__ __forceinline__ void join_row(const I* __restrict__ ind, long long lo
     I r = find(v, parent);
     if (r != c) c = find(c, parent);
     if (r == c) return;
-    for (long long p = lo; p < hi; p += step) r = link(r, ind[p], parent);
+    for (long long p = lo; p < hi; p += step) r = link<true>(r, ind[p], parent);
 }
 
 // warp_rows[0..nwarp): the vertices whose rows hold THREAD_ROW < entries <= LONG_ROW;
@@ -105,8 +84,9 @@ cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
         const long long lo = ptr[v], hi = ptr[v + 1];
         if (lo == hi) continue;
         I r = find((I)v, parent);
-        if (ind[lo] > (I)v) r = link(r, ind[lo], parent);    // (else phase 1 did)
-        if (lo + 1 < hi) link(r, ind[lo + 1], parent);
+        if (ind[lo] > (I)v) r = link<true>(r, ind[lo], parent);    // (else phase 1 did)
+        for (long long p = lo + 1; p < min(hi, lo + SAMPLED); ++p)
+            r = link<true>(r, ind[p], parent);
     }
     grid_sync(bar, gen);
 

@@ -79,16 +79,31 @@ __device__ __forceinline__ I root_of(I x, I* parent) {
     }
 }
 
-// Join the sets of a and b: the larger root is hooked under the smaller one.
+// Join the set of root r with the set of u: the larger root goes under the smaller by CAS;
+// a failed CAS returns that root's new parent, from which the search goes on. Returns the
+// root of the joined set as far as this thread knows (r, or the root r went under), for a
+// next join from the same vertex. Cached: the searches read through L1 (root_of).
+template <bool Cached = false, typename I>
+__device__ __forceinline__ I link(I r, I u, I* parent) {
+    I s = root_of<Cached>(u, parent);
+    while (r != s) {
+        if (r < s) {
+            const I t = cas(parent + s, s, r);
+            if (t == s) return r;
+            s = root_of<Cached>(t, parent);
+        } else {
+            const I t = cas(parent + r, r, s);
+            if (t == r) return s;
+            r = root_of<Cached>(t, parent);
+        }
+    }
+    return r;
+}
+
+// Join the sets of a and b.
 template <typename I>
 __device__ __forceinline__ void join(I a, I b, I* parent) {
-    while (true) {
-        a = root_of(a, parent);
-        b = root_of(b, parent);
-        if (a == b) return;
-        if (a > b) { const I t = a; a = b; b = t; }
-        if (cas(parent + b, b, a) == b) return;
-    }
+    link(root_of(a, parent), b, parent);
 }
 
 // Nanoseconds of the device's global timer (for budgets that a kernel checks itself).
