@@ -16,10 +16,9 @@ labels exactly, parents valid).
 
 from __future__ import annotations
 
-import cupy as cp
 import numpy as np
 
-from .vector import GpuVector
+from .vector import GpuVector, upload
 
 
 def on_host(ex, G) -> bool:
@@ -36,7 +35,8 @@ def bfs_search(G, source: int, levels: bool, parents: bool):
     """``(level, parent)`` of a ``method="auto"`` search from ``source``, as CuPy arrays
     (None for an output not asked for)."""
     level, parent = _cpu().bfs_search(G, source, "auto", levels, parents)
-    return (cp.asarray(level) if levels else None, cp.asarray(parent) if parents else None)
+    out = iter(upload(*[a for a in (level, parent) if a is not None]))
+    return (next(out) if levels else None, next(out) if parents else None)
 
 
 def strong_components(G) -> GpuVector:

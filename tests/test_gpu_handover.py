@@ -5,6 +5,7 @@ results on the device and equal to independent oracles."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import cupy_or_skip  # noqa: E402
 
@@ -76,3 +77,22 @@ def test_other_methods_stay_on_the_device(handed):
         r = lg.bfs(G, 3, backend="gpu", method=method)
         np.testing.assert_array_equal(cp.asnumpy(r.level), bfs_levels(G, 3))
     assert handed["bfs"] == 0
+
+
+@settings(max_examples=60, **RELAXED)
+@given(st.lists(st.tuples(st.sampled_from(["int64", "int32", "float64", "bool", "uint8"]),
+                          st.integers(0, 3000)), min_size=1, max_size=4),
+       st.integers(0, 2**31))
+def test_upload_copies_every_array_and_reuses_its_staging(specs, seed):
+    """Each array of an upload arrives whole on the device, whatever its dtype and length
+    (odd byte counts included); a later upload, which refills the same staging buffer,
+    leaves the earlier copies as they were."""
+    from gpu_backend.vector import upload
+    rng = np.random.default_rng(seed)
+    arrays = [rng.integers(0, 200, size).astype(dtype) for dtype, size in specs]
+    first = upload(*arrays)
+    later = upload(*[a[::-1].copy() for a in arrays])
+    for a, got, back in zip(arrays, first, later):
+        assert got.dtype == a.dtype and got.shape == a.shape
+        np.testing.assert_array_equal(cp.asnumpy(got), a)
+        np.testing.assert_array_equal(cp.asnumpy(back), a[::-1])
