@@ -31,6 +31,8 @@ from pathlib import Path
 START = "<!-- bench-results:start (python -m bench report rewrites this part) -->"
 END = "<!-- bench-results:end -->"
 OURS = "lagraph_py"
+#: A BFS of levels only (bench/gpu_bfs_peers.py): lagraph_py too, shown beside the whole one.
+LEVELS_ONLY = "lagraph_py-levels"
 #: Names by which runners record the cpu executor as the baseline of a GPU study.
 CPU_EXECUTOR = ("cpu_executor", "cpu-executor")
 
@@ -113,7 +115,8 @@ def _rows(payload, gpu_file: bool) -> list[dict]:
         if seconds is None or "graph" not in r:
             continue
         name = r.get("implementation") or r.get("method") or OURS
-        ours = name == OURS or name in CPU_EXECUTOR or (
+        variant = "levels" if name == LEVELS_ONLY else None
+        ours = name == OURS or variant is not None or name in CPU_EXECUTOR or (
             "implementation" not in r and name in ("auto", "push", "pull"))
         backend = r.get("backend") or ("cpu" if name in CPU_EXECUTOR or not gpu_file
                                        else "gpu" if ours else "cpu")
@@ -125,8 +128,8 @@ def _rows(payload, gpu_file: bool) -> list[dict]:
         algorithm = r.get("algorithm") or r.get("task") or _algorithm_of(r)
         rows.append(dict(graph=r["graph"], algorithm=algorithm,
                          implementation=OURS if ours else name, backend=backend,
-                         method=r.get("method") if ours and r.get("method") not in (
-                             OURS, *CPU_EXECUTOR) else None,
+                         method=variant or (r.get("method") if ours and r.get("method") not in (
+                             OURS, *CPU_EXECUTOR) else None),
                          seconds=float(seconds), min_s=r.get("min_s"), max_s=r.get("max_s"),
                          n=r.get("n"), nstored=stored or None,
                          device=r.get("device") or device))
@@ -172,16 +175,18 @@ def _provenance(path: Path, payload) -> tuple[str, str]:
 
 def summary_table(rows: list[dict]) -> list[str]:
     """Markdown lines: per graph and algorithm, lagraph_py's time on each backend
-    (``auto`` for BFS) and the fastest baseline's."""
+    (``auto`` for BFS, and a BFS of levels only where a runner timed one) and the fastest
+    baseline's."""
     from_ours = [r for r in rows if r["implementation"] == OURS and r.get("method") in (
-        None, "auto")]
+        None, "auto", "levels")]
     lines = ["| graph | algorithm | lagraph_py | fastest baseline | speed-up |",
              "|---|---|---|---|---|"]
     for o in sorted(from_ours, key=lambda r: (r["algorithm"], r.get("nstored") or 0,
                                               r["graph"], r["backend"])):
         peers = [r for r in rows if r["implementation"] != OURS and
                  (r["graph"], r["algorithm"]) == (o["graph"], o["algorithm"])]
-        ours = f"{o['backend']} {_ms(o['seconds'])}"
+        only = " (levels only)" if o.get("method") == "levels" else ""
+        ours = f"{o['backend']}{only} {_ms(o['seconds'])}"
         if not peers:
             lines.append(f"| {o['graph']} | {o['algorithm']} | {ours} | | |")
             continue
