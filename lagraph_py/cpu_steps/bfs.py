@@ -105,6 +105,7 @@ _METHODS = {"auto": _AUTO, PUSH: _PUSH, PULL: _PULL}
 _ONE = np.uint64(1)                      # (unsigned arithmetic in the compiled loops)
 _WORD = np.uint64(64)
 _PACK = np.uint64(0x0102040810204080)    # (w * _PACK) >> 56: the low bits of w's 8 bytes
+_UNBOUNDED = np.iinfo(np.int64).max
 
 
 @njit(cache=True, inline="always")
@@ -297,10 +298,12 @@ def _first_in(tptr, tind, heads, front, u, none):
 
 
 @njit(cache=True)
-def _pull_cost(tptr, tind, heads, front, visited, samples):
+def _pull_cost(tptr, tind, heads, front, visited, samples, enough):
     """The in-edges a pull level from the bitmap ``front`` would probe, estimated from
     ``samples`` vertices spread evenly over the ids (the unvisited among them probing as
-    a pull level would)."""
+    a pull level would); the sample stops once the estimate reaches ``enough`` (the
+    search then pushes, whatever the rest would add: a sample of a frontier too small to
+    pull from probes whole in-lists, as many edges as the push it decides on)."""
     n = tptr.size - 1
     none = np.uint64(n)
     probes = 0
@@ -308,6 +311,8 @@ def _pull_cost(tptr, tind, heads, front, visited, samples):
         u = np.uint64((2 * i + 1) * n // (2 * samples))
         if not visited[u] and tptr[u + _ONE] > tptr[u]:
             probes += _first_in(tptr, tind, heads, front, u, none)[1]
+            if probes * n // samples >= enough:
+                break
     return probes * n // samples
 
 
@@ -417,23 +422,24 @@ def _edge_sum(ptr, order, first, last):
 
 
 @njit(cache=True)
-def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, levels,
-            bytemaps, queues, bitmaps, method, branchless, max_degree, alpha, beta, samples,
-            probe_cost, push_work, queue_nq, pull_work, pull_block, cores):
+def _search(indptr, indices, tptr, tind, heads, has_in, with_in, symmetric, s, parents,
+            levels, bytemaps, queues, bitmaps, method, branchless, max_degree, alpha, beta,
+            samples, probe_cost, push_work, queue_nq, pull_work, pull_block, cores):
     """BFS from ``s`` (``method``: ``_AUTO``, ``_PUSH`` or ``_PULL``): fill ``parents``
     and ``levels`` (None: not asked for), -1 where unreached.
 
-    ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph),
-    ``heads``, ``has_in`` and ``with_in`` what pull levels read besides (:class:`_Pull`;
-    empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work
-    arrays (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex. ``alpha``,
-    ``beta``, ``samples`` and ``probe_cost`` weigh the direction rule; a push level of
-    over ``push_work`` frontier edges and a pull level of over ``pull_work`` probes (the
-    last level's, else the estimate) run on ``cores`` cores, a pull level in blocks of
-    ``pull_block`` words. The rule's counts are taken only where it is weighed, for a
-    growing frontier that may have more out-edges than a pull level costs at least (a
-    probe for each unvisited vertex with in-edges: ``todo_count``): its out-edges, and the
-    in-edges of the vertices the queue gained since the last count (``counted``).
+    ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph:
+    ``symmetric``), ``heads``, ``has_in`` and ``with_in`` what pull levels read besides
+    (:class:`_Pull`; empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and
+    ``bitmaps`` the work arrays (:class:`_Scratch`); ``max_degree`` the most out-edges of
+    a vertex. ``alpha``, ``beta``, ``samples`` and ``probe_cost`` weigh the direction
+    rule; a push level of over ``push_work`` frontier edges and a pull level of over
+    ``pull_work`` probes (the last level's, else the estimate) run on ``cores`` cores, a
+    pull level in blocks of ``pull_block`` words. The rule's counts are taken only where
+    it is weighed, for a growing frontier that may have more out-edges than a pull level
+    costs at least (a probe for each unvisited vertex with in-edges: ``todo_count``): its
+    out-edges, and the in-edges of the vertices the queue gained since the last count
+    (``counted``; on a symmetric graph the out-edges again).
     """
     n = np.uint64(indptr.size - 1)
     nv = np.int64(n)
@@ -466,12 +472,17 @@ def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, lev
         least = (np.int64(per_todo * todo_count) + scan) * probe_cost
         if method == _AUTO and not pulling and growing and nq * max_degree > least:
             frontier_edges = _edge_sum(indptr, order, head, end)
-            unexplored -= _edge_sum(tptr, order, counted, end)
+            if symmetric and counted <= head:     # (in-edges are out-edges: one pass)
+                unexplored -= _edge_sum(indptr, order, counted, head) + frontier_edges
+            else:
+                unexplored -= _edge_sum(tptr, order, counted, end)
             counted = end
             if frontier_edges > least and frontier_edges * alpha > unexplored:
                 # the text's rule, and a pull may cost less: estimate what it costs
                 _queue_to_bitmap(order, head, end, front)
-                sampled = _pull_cost(tptr, tind, heads, front, visited, samples)
+                # (the sample may stop at the probes where a pull costs what a push does)
+                tie = -(-frontier_edges // probe_cost) - scan if probe_cost else _UNBOUNDED
+                sampled = _pull_cost(tptr, tind, heads, front, visited, samples, tie)
                 per_todo = max(1.0, sampled / max(todo_count, 1))
                 probes = sampled + scan
                 pulling = probes * probe_cost < frontier_edges
@@ -589,7 +600,8 @@ class _Plan(NamedTuple):
     alone, gathered once and cached with it: a call on a small graph takes microseconds,
     as many as looking each part up again would."""
 
-    arrays: tuple           #: the CSR, the transpose's and :class:`_Pull` (empty: push)
+    arrays: tuple           #: the CSR, the transpose's, :class:`_Pull` (empty: push) and
+    #: whether the transpose is the CSR itself (an undirected graph, or a push)
     work: _Scratch
     max_degree: int
     n: int
@@ -603,7 +615,7 @@ class _Plan(NamedTuple):
             AT = G._cached("cpu.bfs.csr.T", lambda: _Csr.of(G.transpose()))
         pull = (G._cached("cpu.bfs.pull", lambda: _Pull.of(A, AT)) if pulls
                 else _NO_PULL[A.indices.itemsize])
-        return cls((A.indptr, A.indices, AT.indptr, AT.indices, *pull),
+        return cls((A.indptr, A.indices, AT.indptr, AT.indices, *pull, AT is A),
                    G._cached("cpu.bfs.scratch", lambda: _Scratch.of(G)), A.max_degree,
                    G.n, G.nstored)
 
