@@ -92,8 +92,8 @@ SWITCHING = {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
 #: the unvisited have in-edges.
 COUNTED = {(fused_bfs, "ALPHA"): 1}
 #: Tunings of the cpu executor's compiled search, each a set of patches: as shipped,
-#: parallel, switching, counted, switching and parallel, and push levels with a branch per edge on every graph, and
-#: on none.
+#: parallel, switching, counted, switching and parallel, and push levels with a branch per
+#: edge on every graph, and on none.
 TUNINGS = {
     "shipped": {},
     "parallel": PARALLEL,
@@ -101,7 +101,8 @@ TUNINGS = {
     "counted": COUNTED,
     "switching-parallel": SWITCHING | PARALLEL,
     "parallel-queues": PARALLEL_QUEUES,
-    "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0},
+    "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0,
+                 (fused_bfs, "BRANCHY_DEGREE"): 0},
     "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf},
 }
 

@@ -73,16 +73,25 @@ PARALLEL_PUSH = 16
 #: 256 vertices a level).
 QUEUE_NQ = 1024
 QUEUE_MIN_VERTICES = 1 << 19
-#: Push levels on a graph of fewer stored entries per vertex than this run without a branch
-#: per edge (:func:`_push_level`). There about every third edge finds a new vertex, in no
-#: pattern a branch predictor follows on an irregular graph: road-like graphs of 2.4-3.2
-#: entries per vertex searched 25-45% faster (115k vertices: 1.45 against 2.1 ms; 3k,
-#: from 256 distinct sources: 27 against 38 µs). Above it, on regular grids and meshes and
-#: on power-law graphs, where the test is mostly predictable, the edges' stores cost more
-#: (grid 55 x 55, 3.9 per vertex: 22 against 13 µs; Kronecker 12: 140 against 96 µs).
-#: (The same source searched again and again trains the branch predictor to the graph:
-#: time from distinct sources.)
+#: Push levels run without a branch per edge (:func:`_push_level`) on a graph of fewer
+#: stored entries per vertex than BRANCHLESS_DEGREE, and on one of fewer than
+#: BRANCHY_DEGREE whose degrees are spread (a vertex of over REGULAR_SPREAD times the mean
+#: entries). Whether an edge finds a new vertex follows no pattern a branch predictor
+#: learns on irregular graphs: road-like graphs of 2.4-3.2 entries per vertex searched
+#: 25-45% faster (115k vertices: 1.45 against 2.1 ms; 3k: 27 against 38 µs), power-law and
+#: uniform random ones up to 1.37 times (2 cores, 256 distinct sources, parents only:
+#: p2p-Gnutella08 68 against 53 µs, p2p-Gnutella24 1.19-1.25, ca-CondMat 1.16-1.23,
+#: uniform random of mean degree 8 and 16 1.37 and 1.27, wiki-Vote, Lederberg, citation
+#: and email networks, web-Stanford 1.03-1.11, Kronecker 12-18 and cnr-2000 0.99-1.15).
+#: On regular grids and meshes (the greatest degree 1.0-1.05 times the mean) the test is
+#: predictable and the edges' stores cost more (grid 55 x 55: 22 against 13 µs; 20^3
+#: mesh 72 against 44 µs), and so on dense graphs of cliques and ego networks (SSCA#2 13:
+#: 33 entries a vertex, spread 1.5, 24 against 16 µs; facebook-combined: 44 entries a
+#: vertex, 61 against 45 µs). (The same source searched again and again trains the
+#: branch predictor to the graph: time from distinct sources.)
 BRANCHLESS_DEGREE = 3.5
+BRANCHY_DEGREE = 32
+REGULAR_SPREAD = 1.5
 #: Where the text's rule would pull, the search first estimates the in-edges the pull level
 #: would probe from this many vertices spread over the ids (n / 16 on graphs of fewer than
 #: 16 times as many vertices), and pulls only if they are fewer than the frontier's
@@ -146,10 +155,11 @@ def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, 
     it visits to ``order`` from ``end`` on; return the new end.
 
     A vertex is tested and taken in one branch (:func:`_push_slice`), or, ``branchless``
-    (:data:`BRANCHLESS_DEGREE` says where that pays), the edges run without a branch:
-    each edge's head and tail are written at ``tail`` in ``order`` and ``porder`` (both
-    one slot longer than there are vertices), ``tail`` moving on only for a new vertex,
-    and the parents and levels are set afterwards from ``porder``.
+    (:data:`BRANCHLESS_DEGREE` and the two constants after it say where that pays), the
+    edges run without a branch: each edge's head and tail are written at ``tail`` in
+    ``order`` and ``porder`` (both one slot longer than there are vertices), ``tail``
+    moving on only for a new vertex, and the parents and levels are set afterwards from
+    ``porder``.
     """
     if not branchless:
         return _push_slice(indptr, indices, order, head, end, order, end, visited, parents,
@@ -656,8 +666,10 @@ class BfsSteps:
         # (no level of a small graph has the work to go parallel: no need to ask numba)
         small = plan.nstored + n <= min(PARALLEL_WORK, PARALLEL_PROBES)
         cores = 1 if small else numba.get_num_threads()
-        _search(*plan.arrays, source, parent, level, *plan.work, code,
-                plan.nstored < BRANCHLESS_DEGREE * n, plan.max_degree, ALPHA, BETA,
+        branchless = (plan.nstored < BRANCHLESS_DEGREE * n or plan.nstored < BRANCHY_DEGREE
+                      * n and plan.max_degree * n > REGULAR_SPREAD * plan.nstored)
+        _search(*plan.arrays, source, parent, level, *plan.work, code, branchless,
+                plan.max_degree, ALPHA, BETA,
                 min(PULL_SAMPLES, n // 16 + 1), PROBE_COST, max(PARALLEL_WORK,
                                                                 n // PARALLEL_PUSH),
                 QUEUE_NQ if cores > 1 and n >= QUEUE_MIN_VERTICES else n + 1,
