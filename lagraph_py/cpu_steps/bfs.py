@@ -114,7 +114,7 @@ _METHODS = {"auto": _AUTO, PUSH: _PUSH, PULL: _PULL}
 _ONE = np.uint64(1)                      # (unsigned arithmetic in the compiled loops)
 _WORD = np.uint64(64)
 _PACK = np.uint64(0x0102040810204080)    # (w * _PACK) >> 56: the low bits of w's 8 bytes
-_UNBOUNDED = np.iinfo(np.int64).max
+_UNBOUNDED = np.iinfo(np.int64).max     # (a sample that runs whole)
 
 
 @njit(cache=True, inline="always")
@@ -312,8 +312,8 @@ def _pull_cost(tptr, tind, heads, front, visited, samples, enough):
     """The in-edges a pull level from the bitmap ``front`` would probe, estimated from
     ``samples`` vertices spread evenly over the ids (the unvisited among them probing as
     a pull level would); the sample stops once the estimate reaches ``enough`` (the
-    search then pushes, whatever the rest would add: a sample of a frontier too small to
-    pull from probes whole in-lists, as many edges as the push it decides on)."""
+    search then pushes, whatever the rest would add; from a frontier too small to pull
+    from, the sampled vertices probe their whole in-lists)."""
     n = tptr.size - 1
     none = np.uint64(n)
     probes = 0
