@@ -343,6 +343,9 @@ def main(argv=None):
         p.error(f"unknown graphs {unknown}; choose among {list(builders)}")
 
     threads = set_threads(args.threads)
+    # the compiled loops on disk before any timing: until they are, backend="cpu" runs
+    # scipy's routines (lagraph_py.compilation), and a run would time those first
+    print(f"compiled loops on disk after {lg.compile_cpu_loops():.1f} s", flush=True)
     gap = build_gap(args.gap)
     rows, graphs = run(names, builders, args.tasks, gap, threads, args.sources, args.trials,
                        args.repeats, args.rounds)

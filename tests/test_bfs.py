@@ -88,16 +88,21 @@ PARALLEL_QUEUES = {(fused_bfs, "PARALLEL_WORK"): 1 << 62, (fused_bfs, "QUEUE_NQ"
 #: push whenever the frontier shrinks.
 SWITCHING = {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
              (fused_bfs, "PROBE_COST"): 0}
+#: The rule's counts weighed tightly: pull only once the frontier has more out-edges than
+#: the unvisited have in-edges.
+COUNTED = {(fused_bfs, "ALPHA"): 1}
 #: Tunings of the cpu executor's compiled search, each a set of patches: as shipped,
-#: parallel, switching, both, and push levels with a branch per edge on every graph, and
-#: on none.
+#: parallel, switching, counted, switching and parallel, and push levels with a branch per
+#: edge on every graph, and on none.
 TUNINGS = {
     "shipped": {},
     "parallel": PARALLEL,
     "switching": SWITCHING,
+    "counted": COUNTED,
     "switching-parallel": SWITCHING | PARALLEL,
     "parallel-queues": PARALLEL_QUEUES,
-    "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0},
+    "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0,
+                 (fused_bfs, "BRANCHY_DEGREE"): 0},
     "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf},
 }
 
@@ -165,6 +170,71 @@ def test_cores_queues_list_a_vertex_two_cores_took_once():
     assert tail == 7
     np.testing.assert_array_equal(order[4:7], [7, 9, 5])
     assert not reached.any()
+
+
+def star_then_cluster():
+    """A graph whose search from 0 pulls its second level only if the rule counts the
+    in-edges of every vertex visited so far, the source's too (with :data:`COUNTED`): 0
+    joined to 300 leaves (pushed without counting: its 300 edges are fewer than a pull
+    costs at least), each leaf to a vertex of a cluster of 30 (100 edges among them), the
+    last 30 leaves to a second one (the cluster's first probes in a pull, so a pull and a
+    push give other parents)."""
+    leaves, cluster = np.arange(1, 301), 301 + np.arange(30)
+    edges = [(0, v) for v in leaves] + [(v, cluster[v % 30]) for v in leaves]
+    edges += [(v, cluster[(v + 1) % 30]) for v in leaves[-30:]]
+    edges += [(cluster[i], cluster[(i + step) % 30]) for step in (1, 2, 5) for i in range(30)]
+    edges += [(cluster[i], cluster[i + 7]) for i in range(10)]
+    src, dst = np.array(edges).T
+    return lg.Graph.from_edges(src, dst, directed=False)
+
+
+@pytest.mark.parametrize("make", [
+    star_then_cluster,
+    lambda: burst_ladder_burst(False),
+    lambda: lg.generate.kronecker(12, 8, seed=1),
+    lambda: lg.generate.rmat(11, 16, seed=2),
+], ids=["star-then-cluster", "burst-ladder-burst", "kronecker", "rmat"])
+@pytest.mark.parametrize("tuning", ["shipped", "counted"])
+def test_search_choices_do_not_depend_on_how_the_arcs_are_stored(make, tuning):
+    """An undirected graph and the directed graph of its arcs both ways (the same CSR, its
+    transpose stored apart) are searched alike: the direction rule counts the same
+    in-edges of the unvisited, read off the out-edges on the first, so every source
+    gives the same parents (also where those counts alone decide: ``counted``)."""
+    G = make()
+    D = lg.Graph(G.n, True, G.indptr, G.indices, None)
+    assert not G.directed and D.transpose() is not D
+    degree = G.out_degree()
+    for s in np.flatnonzero(degree)[::max(1, G.n // 64)]:
+        with tuned(tuning):
+            r, d = lg.bfs(G, s), lg.bfs(D, s)
+        np.testing.assert_array_equal(r.level, d.level)
+        np.testing.assert_array_equal(r.parent, d.parent, err_msg=f"source {s}")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(min_n=1, max_n=200), st.data())
+def test_pull_estimate_stops_only_past_the_tie(G, data):
+    """The pull estimate with a bound is the whole sample's where that stays below the
+    bound, and else at least the bound and at most the whole sample's: the search's
+    choice (pull where the estimate is below the tie) is the one the whole sample gives."""
+    A = fused_bfs._Csr.of(G)
+    AT = fused_bfs._Csr.of(G.transpose())
+    heads = fused_bfs._Pull.of(A, AT).heads
+    words = (G.n + 63) // 64
+    visited = np.zeros(64 * words, dtype=np.bool_)
+    visited[:G.n] = data.draw(st.lists(st.booleans(), min_size=G.n, max_size=G.n))
+    front = np.zeros(words, dtype=np.uint64)
+    for v in data.draw(st.lists(st.integers(0, G.n - 1), max_size=G.n)):
+        front[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    samples = data.draw(st.integers(1, G.n))
+    whole = fused_bfs._pull_cost(AT.indptr, AT.indices, heads, front, visited, samples,
+                                 fused_bfs._UNBOUNDED)
+    bound = data.draw(st.integers(0, 2 * whole + 2))
+    got = fused_bfs._pull_cost(AT.indptr, AT.indices, heads, front, visited, samples, bound)
+    if whole < bound:
+        assert got == whole
+    else:
+        assert bound <= got <= whole
 
 
 def burst_ladder_burst(directed):

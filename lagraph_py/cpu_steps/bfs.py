@@ -73,16 +73,25 @@ PARALLEL_PUSH = 16
 #: 256 vertices a level).
 QUEUE_NQ = 1024
 QUEUE_MIN_VERTICES = 1 << 19
-#: Push levels on a graph of fewer stored entries per vertex than this run without a branch
-#: per edge (:func:`_push_level`). There about every third edge finds a new vertex, in no
-#: pattern a branch predictor follows on an irregular graph: road-like graphs of 2.4-3.2
-#: entries per vertex searched 25-45% faster (115k vertices: 1.45 against 2.1 ms; 3k,
-#: from 256 distinct sources: 27 against 38 µs). Above it, on regular grids and meshes and
-#: on power-law graphs, where the test is mostly predictable, the edges' stores cost more
-#: (grid 55 x 55, 3.9 per vertex: 22 against 13 µs; Kronecker 12: 140 against 96 µs).
-#: (The same source searched again and again trains the branch predictor to the graph:
-#: time from distinct sources.)
+#: Push levels run without a branch per edge (:func:`_push_level`) on a graph of fewer
+#: stored entries per vertex than BRANCHLESS_DEGREE, and on one of fewer than
+#: BRANCHY_DEGREE whose degrees are spread (a vertex of over REGULAR_SPREAD times the mean
+#: entries). Whether an edge finds a new vertex follows no pattern a branch predictor
+#: learns on irregular graphs: road-like graphs of 2.4-3.2 entries per vertex searched
+#: 25-45% faster (115k vertices: 1.45 against 2.1 ms; 3k: 27 against 38 µs), power-law and
+#: uniform random ones up to 1.37 times (2 cores, 256 distinct sources, parents only:
+#: p2p-Gnutella08 68 against 53 µs, p2p-Gnutella24 1.19-1.25, ca-CondMat 1.16-1.23,
+#: uniform random of mean degree 8 and 16 1.37 and 1.27, wiki-Vote, Lederberg, citation
+#: and email networks, web-Stanford 1.03-1.11, Kronecker 12-18 and cnr-2000 0.99-1.15).
+#: On regular grids and meshes (the greatest degree 1.0-1.05 times the mean) the test is
+#: predictable and the edges' stores cost more (grid 55 x 55: 22 against 13 µs; 20^3
+#: mesh 72 against 44 µs), and so on dense graphs of cliques and ego networks (SSCA#2 13:
+#: 33 entries a vertex, spread 1.5, 24 against 16 µs; facebook-combined: 44 entries a
+#: vertex, 61 against 45 µs). (The same source searched again and again trains the
+#: branch predictor to the graph: time from distinct sources.)
 BRANCHLESS_DEGREE = 3.5
+BRANCHY_DEGREE = 32
+REGULAR_SPREAD = 1.5
 #: Where the text's rule would pull, the search first estimates the in-edges the pull level
 #: would probe from this many vertices spread over the ids (n / 16 on graphs of fewer than
 #: 16 times as many vertices), and pulls only if they are fewer than the frontier's
@@ -105,6 +114,7 @@ _METHODS = {"auto": _AUTO, PUSH: _PUSH, PULL: _PULL}
 _ONE = np.uint64(1)                      # (unsigned arithmetic in the compiled loops)
 _WORD = np.uint64(64)
 _PACK = np.uint64(0x0102040810204080)    # (w * _PACK) >> 56: the low bits of w's 8 bytes
+_UNBOUNDED = np.iinfo(np.int64).max     # (a sample that runs whole)
 
 
 @njit(cache=True, inline="always")
@@ -145,10 +155,11 @@ def _push_level(indptr, indices, order, head, end, visited, parents, levels, k, 
     it visits to ``order`` from ``end`` on; return the new end.
 
     A vertex is tested and taken in one branch (:func:`_push_slice`), or, ``branchless``
-    (:data:`BRANCHLESS_DEGREE` says where that pays), the edges run without a branch:
-    each edge's head and tail are written at ``tail`` in ``order`` and ``porder`` (both
-    one slot longer than there are vertices), ``tail`` moving on only for a new vertex,
-    and the parents and levels are set afterwards from ``porder``.
+    (:data:`BRANCHLESS_DEGREE` and the two constants after it say where that pays), the
+    edges run without a branch: each edge's head and tail are written at ``tail`` in
+    ``order`` and ``porder`` (both one slot longer than there are vertices), ``tail``
+    moving on only for a new vertex, and the parents and levels are set afterwards from
+    ``porder``.
     """
     if not branchless:
         return _push_slice(indptr, indices, order, head, end, order, end, visited, parents,
@@ -297,10 +308,12 @@ def _first_in(tptr, tind, heads, front, u, none):
 
 
 @njit(cache=True)
-def _pull_cost(tptr, tind, heads, front, visited, samples):
+def _pull_cost(tptr, tind, heads, front, visited, samples, enough):
     """The in-edges a pull level from the bitmap ``front`` would probe, estimated from
     ``samples`` vertices spread evenly over the ids (the unvisited among them probing as
-    a pull level would)."""
+    a pull level would); the sample stops once the estimate reaches ``enough`` (the
+    search then pushes, whatever the rest would add; from a frontier too small to pull
+    from, the sampled vertices probe their whole in-lists)."""
     n = tptr.size - 1
     none = np.uint64(n)
     probes = 0
@@ -308,6 +321,8 @@ def _pull_cost(tptr, tind, heads, front, visited, samples):
         u = np.uint64((2 * i + 1) * n // (2 * samples))
         if not visited[u] and tptr[u + _ONE] > tptr[u]:
             probes += _first_in(tptr, tind, heads, front, u, none)[1]
+            if probes * n // samples >= enough:
+                break
     return probes * n // samples
 
 
@@ -417,23 +432,24 @@ def _edge_sum(ptr, order, first, last):
 
 
 @njit(cache=True)
-def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, levels,
-            bytemaps, queues, bitmaps, method, branchless, max_degree, alpha, beta, samples,
-            probe_cost, push_work, queue_nq, pull_work, pull_block, cores):
+def _search(indptr, indices, tptr, tind, heads, has_in, with_in, symmetric, s, parents,
+            levels, bytemaps, queues, bitmaps, method, branchless, max_degree, alpha, beta,
+            samples, probe_cost, push_work, queue_nq, pull_work, pull_block, cores):
     """BFS from ``s`` (``method``: ``_AUTO``, ``_PUSH`` or ``_PULL``): fill ``parents``
     and ``levels`` (None: not asked for), -1 where unreached.
 
-    ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph),
-    ``heads``, ``has_in`` and ``with_in`` what pull levels read besides (:class:`_Pull`;
-    empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and ``bitmaps`` the work
-    arrays (:class:`_Scratch`); ``max_degree`` the most out-edges of a vertex. ``alpha``,
-    ``beta``, ``samples`` and ``probe_cost`` weigh the direction rule; a push level of
-    over ``push_work`` frontier edges and a pull level of over ``pull_work`` probes (the
-    last level's, else the estimate) run on ``cores`` cores, a pull level in blocks of
-    ``pull_block`` words. The rule's counts are taken only where it is weighed, for a
-    growing frontier that may have more out-edges than a pull level costs at least (a
-    probe for each unvisited vertex with in-edges: ``todo_count``): its out-edges, and the
-    in-edges of the vertices the queue gained since the last count (``counted``).
+    ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph:
+    ``symmetric``), ``heads``, ``has_in`` and ``with_in`` what pull levels read besides
+    (:class:`_Pull`; empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and
+    ``bitmaps`` the work arrays (:class:`_Scratch`); ``max_degree`` the most out-edges of
+    a vertex. ``alpha``, ``beta``, ``samples`` and ``probe_cost`` weigh the direction
+    rule; a push level of over ``push_work`` frontier edges and a pull level of over
+    ``pull_work`` probes (the last level's, else the estimate) run on ``cores`` cores, a
+    pull level in blocks of ``pull_block`` words. The rule's counts are taken only where
+    it is weighed, for a growing frontier that may have more out-edges than a pull level
+    costs at least (a probe for each unvisited vertex with in-edges: ``todo_count``): its
+    out-edges, and the in-edges of the vertices the queue gained since the last count
+    (``counted``; on a symmetric graph the out-edges again).
     """
     n = np.uint64(indptr.size - 1)
     nv = np.int64(n)
@@ -466,12 +482,17 @@ def _search(indptr, indices, tptr, tind, heads, has_in, with_in, s, parents, lev
         least = (np.int64(per_todo * todo_count) + scan) * probe_cost
         if method == _AUTO and not pulling and growing and nq * max_degree > least:
             frontier_edges = _edge_sum(indptr, order, head, end)
-            unexplored -= _edge_sum(tptr, order, counted, end)
+            if symmetric and counted <= head:     # (in-edges are out-edges: one pass)
+                unexplored -= _edge_sum(indptr, order, counted, head) + frontier_edges
+            else:
+                unexplored -= _edge_sum(tptr, order, counted, end)
             counted = end
             if frontier_edges > least and frontier_edges * alpha > unexplored:
                 # the text's rule, and a pull may cost less: estimate what it costs
                 _queue_to_bitmap(order, head, end, front)
-                sampled = _pull_cost(tptr, tind, heads, front, visited, samples)
+                # (the sample may stop at the probes where a pull costs what a push does)
+                tie = -(-frontier_edges // probe_cost) - scan if probe_cost else _UNBOUNDED
+                sampled = _pull_cost(tptr, tind, heads, front, visited, samples, tie)
                 per_todo = max(1.0, sampled / max(todo_count, 1))
                 probes = sampled + scan
                 pulling = probes * probe_cost < frontier_edges
@@ -589,7 +610,8 @@ class _Plan(NamedTuple):
     alone, gathered once and cached with it: a call on a small graph takes microseconds,
     as many as looking each part up again would."""
 
-    arrays: tuple           #: the CSR, the transpose's and :class:`_Pull` (empty: push)
+    arrays: tuple           #: the CSR, the transpose's, :class:`_Pull` (empty: push) and
+    #: whether the transpose is the CSR itself (an undirected graph, or a push)
     work: _Scratch
     max_degree: int
     n: int
@@ -603,7 +625,7 @@ class _Plan(NamedTuple):
             AT = G._cached("cpu.bfs.csr.T", lambda: _Csr.of(G.transpose()))
         pull = (G._cached("cpu.bfs.pull", lambda: _Pull.of(A, AT)) if pulls
                 else _NO_PULL[A.indices.itemsize])
-        return cls((A.indptr, A.indices, AT.indptr, AT.indices, *pull),
+        return cls((A.indptr, A.indices, AT.indptr, AT.indices, *pull, AT is A),
                    G._cached("cpu.bfs.scratch", lambda: _Scratch.of(G)), A.max_degree,
                    G.n, G.nstored)
 
@@ -644,8 +666,10 @@ class BfsSteps:
         # (no level of a small graph has the work to go parallel: no need to ask numba)
         small = plan.nstored + n <= min(PARALLEL_WORK, PARALLEL_PROBES)
         cores = 1 if small else numba.get_num_threads()
-        _search(*plan.arrays, source, parent, level, *plan.work, code,
-                plan.nstored < BRANCHLESS_DEGREE * n, plan.max_degree, ALPHA, BETA,
+        branchless = (plan.nstored < BRANCHLESS_DEGREE * n or plan.nstored < BRANCHY_DEGREE
+                      * n and plan.max_degree * n > REGULAR_SPREAD * plan.nstored)
+        _search(*plan.arrays, source, parent, level, *plan.work, code, branchless,
+                plan.max_degree, ALPHA, BETA,
                 min(PULL_SAMPLES, n // 16 + 1), PROBE_COST, max(PARALLEL_WORK,
                                                                 n // PARALLEL_PUSH),
                 QUEUE_NQ if cores > 1 and n >= QUEUE_MIN_VERTICES else n + 1,
