@@ -272,6 +272,17 @@ def test_direction_changes_back_and_forth(directed, tuning):
     check_bfs_parents(G, 0, r.parent)
 
 
+@pytest.mark.parametrize("directed", [False, True])
+def test_reference_executor_changes_direction_back_and_forth(directed):
+    """The algorithm text on the reference executor's primitive steps, on the same graph:
+    its pull levels hand the search back to push levels at the level they reached."""
+    from lagraph_py.cpu import CpuExecutor
+    G = burst_ladder_burst(directed)
+    r = lg.bfs(G, 0, backend=CpuExecutor())
+    np.testing.assert_array_equal(r.level, bfs_levels(G, 0))
+    check_bfs_parents(G, 0, r.parent)
+
+
 @pytest.mark.parametrize("make", [
     lambda: lg.generate.road(60, 70, seed=1),
     lambda: lg.generate.grid(45, 50),
