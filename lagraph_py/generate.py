@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numbers
 import operator
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -54,6 +56,9 @@ MAX_SCALE = 32
 UNIFORM_MAX_N = 2**31
 
 _CHUNK = 1 << 18  # edges drawn per block: the per-level temporaries then stay in cache
+#: Threads that draw the blocks of a Kronecker or R-MAT graph's edges (numpy releases the
+#: interpreter lock in its loops).
+DRAW_THREADS = os.cpu_count() or 1
 
 
 # ---------------------------------------------------------------------- public generators
@@ -467,27 +472,55 @@ def _quadrant_edges(scale: int, m: int, abc, rng: np.random.Generator):
     A (``u < a``), B (``u < a+b``: column bit set), C (``u < a+b+c``: row bit set) or D (both
     bits): the Graph500 reference rule (row bit with probability ``c+d``, then the column bit
     conditioned on it), sampled with one draw instead of two. Edges go in blocks of ``_CHUNK``
-    so that the per-level temporaries stay in cache. Returns uint32 ``(row, col)``.
+    so that the per-level temporaries stay in cache; the blocks are drawn on
+    :data:`DRAW_THREADS` threads, each from its own copy of the stream jumped to its first
+    block (``PCG64.advance``), so the edges are those of one sequential pass, and ``rng``
+    ends where that pass would. Returns uint32 ``(row, col)``.
     """
     cuts = np.cumsum(abc) * 2.0**32
-    t_a, t_ab, t_abc = (np.uint32(min(round(x), 2**32 - 1)) for x in cuts)
+    thresholds = tuple(np.uint32(min(round(x), 2**32 - 1)) for x in cuts)
     rows = np.zeros(m, dtype=np.uint32)
     cols = np.zeros(m, dtype=np.uint32)
-    shifted = np.empty(min(m, _CHUNK), dtype=np.uint32)
-    for lo in range(0, m, _CHUNK):
-        r, c = rows[lo:lo + _CHUNK], cols[lo:lo + _CHUNK]   # views: filled in place
-        k = r.size
-        tmp = shifted[:k]
-        for bit in range(scale):
-            # k uniform uint32 draws: the raw 64-bit PCG64 output read as two halves.
-            u = rng.bit_generator.random_raw((k + 1) // 2).view(np.uint32)[:k]
-            row_bit = u >= t_ab                    # quadrant C or D
-            col_bit = u >= t_a                     # B, C or D ...
-            col_bit ^= row_bit                     # ... B only ...
-            col_bit ^= u >= t_abc                  # ... B or D
-            r |= np.left_shift(row_bit, bit, out=tmp, dtype=np.uint32)
-            c |= np.left_shift(col_bit, bit, out=tmp, dtype=np.uint32)
+    nblocks = -(-m // _CHUNK)
+    per_block = scale * (_CHUNK // 2)                      # raw draws of a full block
+    start = rng.bit_generator.state
+
+    def draw(first: int, last: int) -> None:               # blocks first .. last-1
+        stream = type(rng.bit_generator)()
+        stream.state = start
+        stream.advance(first * per_block)
+        for lo in range(first * _CHUNK, min(m, last * _CHUNK), _CHUNK):
+            _draw_block(rows[lo:lo + _CHUNK], cols[lo:lo + _CHUNK], scale, thresholds,
+                        stream)
+
+    threads = min(DRAW_THREADS, nblocks)
+    if threads > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(draw, *zip(*[(nblocks * t // threads, nblocks * (t + 1) // threads)
+                                       for t in range(threads)])))
+    elif m:
+        draw(0, nblocks)
+    tail = m - (nblocks - 1) * _CHUNK                      # edges of the last block
+    rng.bit_generator.advance(((nblocks - 1) * (_CHUNK // 2) + (tail + 1) // 2) * scale
+                              if m else 0)
     return rows, cols
+
+
+def _draw_block(r: np.ndarray, c: np.ndarray, scale: int, thresholds, stream) -> None:
+    """The row and column bits of one block of edges (``r``, ``c``: zeros, filled in
+    place), ``scale`` levels of draws from ``stream``."""
+    t_a, t_ab, t_abc = thresholds
+    k = r.size
+    tmp = np.empty(k, dtype=np.uint32)
+    for bit in range(scale):
+        # k uniform uint32 draws: the raw 64-bit PCG64 output read as two halves.
+        u = stream.random_raw((k + 1) // 2).view(np.uint32)[:k]
+        row_bit = u >= t_ab                    # quadrant C or D
+        col_bit = u >= t_a                     # B, C or D ...
+        col_bit ^= row_bit                     # ... B only ...
+        col_bit ^= u >= t_abc                  # ... B or D
+        r |= np.left_shift(row_bit, bit, out=tmp, dtype=np.uint32)
+        c |= np.left_shift(col_bit, bit, out=tmp, dtype=np.uint32)
 
 
 def _distinct_pairs(n: int, m: int, directed: bool, rng: np.random.Generator):

@@ -84,6 +84,22 @@ def test_quadrant_choice_follows_the_initiator_at_every_level(abc):
     np.testing.assert_allclose((rb[:, 0] & rb[:, 1]).mean(), (c + d) ** 2, atol=tol)
 
 
+@pytest.mark.parametrize("m", [0, 5, 3 * generate._CHUNK + 7])
+def test_quadrant_draws_on_threads_are_those_of_one_pass(m, monkeypatch):
+    # blocks drawn on threads from jumped copies of the stream: the same edges, and the
+    # stream left where one sequential pass leaves it (the permutation is drawn next)
+    one, many = np.random.default_rng(9), np.random.default_rng(9)
+    monkeypatch.setattr(generate, "DRAW_THREADS", 1)
+    alone = _quadrant_edges(6, m, GRAPH500_ABC, one)
+    monkeypatch.setattr(generate, "DRAW_THREADS", 3)
+    threaded = _quadrant_edges(6, m, GRAPH500_ABC, many)
+    assert all(np.array_equal(a, b) for a, b in zip(alone, threaded))
+    expected = np.random.default_rng(9)
+    expected.bit_generator.advance(sum(6 * ((int(k) + 1) // 2) for k in
+                                       np.diff(np.r_[0:m:generate._CHUNK, m])))
+    assert one.integers(1 << 62) == many.integers(1 << 62) == expected.integers(1 << 62)
+
+
 def test_kronecker_size_and_skew():
     G = generate.kronecker(10, seed=0)
     assert G.n == 1024 and not G.directed and not G.weighted
