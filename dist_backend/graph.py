@@ -340,22 +340,36 @@ class DistGraph:
 # ---------------------------------------------------------------------- building
 def _local_rows(received, lo: int, hi: int, n: int):
     """CSR ``(indptr, indices, weights)`` of the edges ``received`` (global ``src``,
-    ``dst`` and maybe weights) whose sources are ``lo .. hi-1``; parallel edges merged."""
+    ``dst`` and maybe weights) whose sources are ``lo .. hi-1``; parallel edges merged.
+
+    Built by the counting sort of a Graph's build (:func:`~lagraph_py.cpu_steps.csr.build_csr`)
+    once the cpu loops are compiled, else by SuiteSparse:GraphBLAS, as
+    :meth:`lagraph_py.Graph.from_edges` does. ``received`` is consumed (its sources made
+    local in place).
+    """
+    from lagraph_py.compilation import loops_state
+
     src, dst = received[0], received[1]
     w = received[2] if len(received) > 2 else None
-    rows, cols = src - lo, dst
+    np.subtract(src, src.dtype.type(lo), out=src)                # local rows
+    ids = index_dtypes(n, 0)[1]
     try:
+        if loops_state() != "scipy":
+            from lagraph_py.cpu_steps.csr import build_csr
+
+            indptr, indices, weights, _ = build_csr(hi - lo, src, dst, w, True, ids)
+            return indptr, indices, weights
         if w is None:
-            M = gb.Matrix.from_coo(rows, cols, True, nrows=hi - lo, ncols=n, dtype=bool)
+            M = gb.Matrix.from_coo(src, dst, True, nrows=hi - lo, ncols=n, dtype=bool)
         else:
-            M = gb.Matrix.from_coo(rows, cols, w, nrows=hi - lo, ncols=n,
+            M = gb.Matrix.from_coo(src, dst, w, nrows=hi - lo, ncols=n,
                                    dup_op=gb.binary.min)
         csr = M.ss.export("csr", sort=True, give_ownership=True)
     except (gb.exceptions.OutOfMemory, MemoryError):
         raise MemoryError(f"not enough memory for this rank's part: {hi - lo:,} rows "
-                          f"(CSR row pointers) and {rows.size:,} stored entries") from None
+                          f"(CSR row pointers) and {src.size:,} stored entries") from None
     indptr = np.asarray(csr["indptr"]).astype(np.int64)
-    indices = np.asarray(csr["col_indices"]).astype(index_dtypes(n, 0)[1])
+    indices = np.asarray(csr["col_indices"]).astype(ids)
     weights = None
     if w is not None:
         values = np.asarray(csr["values"])
