@@ -75,10 +75,13 @@ MIN_RUN_S = 5.0
 
 
 def rank_main(scale: int, tasks: list[str], sources: int, repeats: int, backend: str,
-              one_rank_too: bool) -> None:
+              one_rank_too: bool, split: bool = False, check: bool = False) -> None:
     """Inside the MPI job: build the graphs, time each task on every rank, then, with
     ``one_rank_too``, on rank 0 alone the same graphs gathered there (the distributed
-    executor on one rank, and the single-process executor); rank 0 prints JSON rows."""
+    executor on one rank, and the single-process executor); rank 0 prints JSON rows.
+    With ``split``, each distributed timing is followed by one call measured part by
+    part (:func:`_split`); with ``check`` (and ``one_rank_too``), one result of each task
+    on every rank count is compared with the single-process executor's on rank 0."""
     import lagraph_py as lg
     from dist_backend import world
 
@@ -93,9 +96,14 @@ def rank_main(scale: int, tasks: list[str], sources: int, repeats: int, backend:
     starts = np.flatnonzero(graphs["undirected"].out_degree())[:sources]
     sync, gpus = _device(backend)
     for task in tasks:                 # rows as they come: a run stopped keeps the earlier
-        _report(_timed(graphs, [task], starts, repeats, backend, sync, world().allreduce,
-                       dict(graph=f"kron{scale}", ranks=world().size, gpus=gpus,
-                            implementation="lagraph_py", backend=backend)))
+        row = dict(graph=f"kron{scale}", ranks=world().size, gpus=gpus,
+                   implementation="lagraph_py", backend=backend)
+        _report(_timed(graphs, [task], starts, repeats, backend, sync, world().allreduce, row))
+        if split:
+            _report(_split(graphs, task, starts, backend, sync, world().allreduce, row),
+                    "SPLIT")
+    results = {task: _result(graphs, task, starts[0], backend)
+               for task in tasks} if check else None
     if one_rank_too and world().size > 1:
         wholes = {name: g.gather_graph() for name, g in graphs.items()}
         del graphs
@@ -103,16 +111,55 @@ def rank_main(scale: int, tasks: list[str], sources: int, repeats: int, backend:
             import cupy as cp
             cp.get_default_memory_pool().free_all_blocks()
         if world().rank == 0:
-            _one_rank(wholes, tasks, starts, repeats, backend, sync, scale)
+            _one_rank(wholes, tasks, starts, repeats, backend, sync, scale, split, results)
         world().comm.Barrier()               # the others wait, whatever the time-out
 
 
-def _report(rows: list[dict]) -> None:
-    """Rank 0 prints rows for the driver (a line starting ROWS)."""
+def _report(rows, kind: str = "ROWS") -> None:
+    """Rank 0 prints rows for the driver (a line starting ``kind``)."""
     from dist_backend import world
 
     if world().rank == 0:
-        print("ROWS " + json.dumps(rows), flush=True)
+        print(f"{kind} " + json.dumps(rows), flush=True)
+
+
+def _split(graphs, task, starts, backend, sync, allreduce, row) -> dict:
+    """Where the time of one call goes on the ranks (the slowest rank's figures).
+
+    BFS from ``starts[0]``: the search's own trace, a row a level with the seconds of
+    its local work, of the global counts (a collective and the level's wait) and of
+    sending the new frontier (:class:`dist_backend.bfs_rule.LevelSearch`); MSF and SCC:
+    one call, and the seconds it spent in collectives, each of which waits for the
+    device before and after (``timing`` of :class:`dist_backend.nccl.NcclExchange`).
+    """
+    import lagraph_py as lg
+    from lagraph_py.registry import get_executor
+
+    G = graphs["directed" if task == "scc" else "undirected"]
+    ex = get_executor(backend, G)
+    most = allreduce or (lambda x, op: x)
+    if task == "bfs":
+        levels: list[dict] = []
+        ex.bfs_search(G, int(starts[0]), "auto", True, False, trace=levels)
+        parts = np.array([[lv[p] for p in ("work", "count", "publish")] for lv in levels])
+        slowest = most(parts.ravel(), "max").reshape(parts.shape)
+        for lv, (work, count, publish) in zip(levels, slowest):
+            lv.update(work=work, count=count, publish=publish)
+        return dict(row, task=task, seconds=float(parts.sum()), levels=levels)
+    devices = ex.data if ex.data is not ex.exchange else None
+    if devices is not None:
+        devices.timing = True
+    sync()
+    start = time.perf_counter()
+    before = ex.exchange.seconds + (devices.seconds if devices else 0.0)
+    {"msf": lg.msf, "scc": lg.scc}[task](G, backend=ex)
+    sync()
+    spent = np.array([time.perf_counter() - start,
+                      ex.exchange.seconds + (devices.seconds if devices else 0.0) - before])
+    if devices is not None:
+        devices.timing = False
+    seconds, exchange = (float(x) for x in most(spent, "max"))
+    return dict(row, task=task, seconds=seconds, exchange_seconds=exchange)
 
 
 def _device(backend: str):
@@ -129,10 +176,12 @@ def _device(backend: str):
     return cp.cuda.get_current_stream().synchronize, len(set(ids.tolist()))
 
 
-def _one_rank(wholes, tasks, starts, repeats, backend, sync, scale) -> None:
+def _one_rank(wholes, tasks, starts, repeats, backend, sync, scale, split,
+              results=None) -> None:
     """On rank 0 alone: the tasks on the gathered graphs, by the distributed executor on
     one rank (MPI.COMM_SELF; one GPU) and by the single-process executor; their rows
-    reported."""
+    reported. ``results``: one result a task of the job's ranks (:func:`_result`),
+    compared with the same result of both of these (rows starting CHECK)."""
     from mpi4py import MPI
 
     from dist_backend import DistGraph, Exchange
@@ -140,15 +189,56 @@ def _one_rank(wholes, tasks, starts, repeats, backend, sync, scale) -> None:
 
     one = Exchange(MPI.COMM_SELF)
     ex = type(get_executor(DistGraph.backends[backend]))(one)
+    found = {}
     for executor, graphs, implementation in [
             (ex, {k: DistGraph.from_graph(g, exchange=one) for k, g in wholes.items()},
              "lagraph_py"),
             (backend, wholes, "lagraph_py-1proc")]:
         for task in tasks:
-            _report(_timed(graphs, [task], starts, repeats, executor, sync, None,
-                           dict(graph=f"kron{scale}", ranks=1, gpus=int(backend == "gpu"),
-                                implementation=implementation, backend=backend)))
+            row = dict(graph=f"kron{scale}", ranks=1, gpus=int(backend == "gpu"),
+                       implementation=implementation, backend=backend)
+            try:
+                _report(_timed(graphs, [task], starts, repeats, executor, sync, None, row))
+            except MemoryError as exc:               # one process may not hold what two do
+                print(f"skipped {implementation} {task} on 1 rank: {exc}", flush=True)
+                continue
+            if split and executor is ex:
+                _report(_split(graphs, task, starts, ex, sync, None, row), "SPLIT")
+            if results is not None:
+                found[implementation, task] = _result(graphs, task, starts[0], executor)
         del graphs
+    if results is not None:
+        from dist_backend import world
+        for task in tasks:
+            reference = found.get(("lagraph_py-1proc", task))
+            compared = [(world().size, results[task]), (1, found.get(("lagraph_py", task)))]
+            for ranks, result in compared if reference is not None else []:
+                if result is None:
+                    continue
+                differ = [k for k in reference if not np.array_equal(reference[k], result[k])]
+                _report(dict(graph=f"kron{scale}", task=task, ranks=ranks, differ=differ,
+                             equal=not differ), "CHECK")
+
+
+def _result(graphs, task, source, backend) -> dict | None:
+    """One result of ``task`` (BFS levels from ``source``; the spanning forest's edges
+    and components; the component labels) as whole numpy arrays on rank 0 of the
+    graph's ranks (None on the others); on a single-process graph, in this process."""
+    import lagraph_py as lg
+
+    G = graphs["directed" if task == "scc" else "undirected"]
+    if task == "bfs":
+        whole, parts = {}, {"level": lg.bfs(G, int(source), backend=backend).level}
+    elif task == "msf":
+        f = lg.msf(G, backend=backend)
+        whole = {k: lg.asnumpy(getattr(f, k)) for k in ("src", "dst", "weight")}
+        parts = {"component": f.component}
+    else:
+        whole, parts = {}, {"labels": lg.scc(G, backend=backend).labels}
+    if not hasattr(G, "gather"):
+        return {**whole, **{k: lg.asnumpy(v) for k, v in parts.items()}}
+    parts = {k: G.gather(v) for k, v in parts.items()}
+    return {**whole, **parts} if G.rank == 0 else None
 
 
 def _timed(graphs, tasks, starts, repeats, backend, sync, allreduce, row) -> list[dict]:
@@ -267,6 +357,12 @@ def main(argv=None) -> int:
     p.add_argument("--one-rank-too", action="store_true",
                    help="each job of several ranks also times rank 0 alone on its graph, "
                         "gathered (instead of a job of one rank building it again)")
+    p.add_argument("--split", action="store_true",
+                   help="after each distributed timing, one call measured part by part: "
+                        "BFS level by level, MSF and SCC apart from their collectives")
+    p.add_argument("--check", action="store_true",
+                   help="with --one-rank-too: one result of each task on the job's ranks "
+                        "and on one rank equal to the single-process executor's")
     p.add_argument("--budget", type=float, help="seconds for all the runs")
     p.add_argument("--graph500", help="Graph500 reference MPI BFS binary (built apart)")
     p.add_argument("--quick", action="store_true", help="scale 12 on 1 and 2 ranks")
@@ -274,14 +370,15 @@ def main(argv=None) -> int:
     p.add_argument("--rank", nargs=2, type=int, help=argparse.SUPPRESS)  # inside the job
     a = p.parse_args(argv)
     if a.rank:
-        rank_main(a.rank[0], a.tasks, a.sources, a.repeats, a.backend, a.one_rank_too)
+        rank_main(a.rank[0], a.tasks, a.sources, a.repeats, a.backend, a.one_rank_too,
+                  a.split, a.check)
         return 0
     if a.quick:
         a.scales, a.ranks, a.weak_base = [12], [1, 2], 11
     runs = {(s, r) for s in a.scales for r in a.ranks}                    # strong
     if not a.strong_only:
         runs |= {(a.weak_base + int(np.log2(r)), r) for r in a.ranks}      # weak
-    budget, rows = Budget(a.budget), []
+    budget, rows, splits, checks = Budget(a.budget), [], [], []
     if not a.no_1proc:
         for scale in sorted({s for s, _ in runs}):
             rows += single_process(scale, a.tasks, a.sources, a.repeats, a.backend)
@@ -290,7 +387,8 @@ def main(argv=None) -> int:
                               str(Path(__file__).resolve()), "--rank",
                               str(scale), "0", "--tasks", *a.tasks, "--sources",
                               str(a.sources), "--repeats", str(a.repeats), "--backend",
-                              a.backend] + ["--one-rank-too"] * a.one_rank_too, budget)
+                              a.backend] + ["--one-rank-too"] * a.one_rank_too
+                       + ["--split"] * a.split + ["--check"] * a.check, budget)
         if run is None:
             continue
         lines = run.stdout.splitlines()
@@ -298,6 +396,10 @@ def main(argv=None) -> int:
         for line in lines:
             if line.startswith("ROWS "):
                 rows += json.loads(line[5:])
+            elif line.startswith("SPLIT "):
+                splits.append(json.loads(line[6:]))
+            elif line.startswith("CHECK "):
+                checks.append(json.loads(line[6:]))
         if run.returncode:
             print(f"scale {scale} on {ranks} ranks failed:\n{run.stderr[-3000:]}")
             continue
@@ -306,15 +408,36 @@ def main(argv=None) -> int:
     for r in rows:
         print(f"{r['graph']:>8} {r['task']:>4} {r['ranks']:>3} ranks {r['gpus']} gpus "
               f"{r['implementation']:>17} {r['seconds'] * 1e3:10.2f} ms")
+    for r in splits:
+        print(_split_line(r))
+    for r in checks:
+        print(f"check {r['graph']:>8} {r['task']:>4} {r['ranks']} ranks: "
+              + ("equal to the single process" if r["equal"] else f"DIFFER in {r['differ']}"))
     import lagraph_py
     out = a.output or ROOT / "bench" / "results" / f"distributed_{socket.gethostname()}.json"
     out.write_text(json.dumps(dict(
         rows=rows, machine=platform.processor() or platform.machine(), cores=os.cpu_count(),
         gpu=_gpu_name() if a.backend == "gpu" else None,
         python=platform.python_version(), lagraph_py=lagraph_py.__version__,
-        date=time.strftime("%Y-%m-%d")), indent=1))
+        date=time.strftime("%Y-%m-%d"), **({"splits": splits} if splits else {}),
+        **({"checks": checks} if checks else {})),
+        indent=1))
     print(f"wrote {out}")
     return 0
+
+
+def _split_line(r: dict) -> str:
+    """One line of a split (:func:`_split`): where the call's seconds went."""
+    head = f"split {r['graph']:>8} {r['task']:>4} {r['ranks']} ranks {r['gpus']} gpus"
+    if r["task"] != "bfs":
+        return (f"{head}: {r['seconds'] * 1e3:.1f} ms, collectives "
+                f"{r['exchange_seconds'] * 1e3:.1f} ms")
+    total = {p: sum(lv[p] for lv in r["levels"]) * 1e3 for p in ("work", "count", "publish")}
+    levels = " ".join(f"{lv['direction']}{lv['frontier']}:{lv['work'] * 1e3:.2f}/"
+                      f"{lv['count'] * 1e3:.2f}/{lv['publish'] * 1e3:.2f}"
+                      for lv in r["levels"])
+    return (f"{head}: work {total['work']:.2f} ms, counts {total['count']:.2f} ms, "
+            f"publish {total['publish']:.2f} ms; levels {levels}")
 
 
 def _gpu_name() -> str:

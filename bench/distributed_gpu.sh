@@ -6,15 +6,19 @@
 # MPI_WHEELS: a folder of the mpich and mpi4py wheels to install first (the `mpi` extra
 # offline), else the mpiexec and mpi4py already there. SECONDS (default 480): the whole
 # run's time; what would pass it is skipped, and said so. PARTS: the timings to run, in
-# order (bfsS: BFS on Kronecker S; msf_sccS: MSF and SCC on Kronecker S); TESTS=0: none
-# of the checks.
+# order (bfsS: BFS on Kronecker S; msf_sccS: MSF and SCC on Kronecker S, MSF_REPEATS
+# timed calls each, default 1: a call takes seconds to minutes); TESTS=0: none of the
+# checks.
 #  1. the host-side tests, and the GPU ranks against the single-process gpu executor with
 #     2 ranks (tests/mpi/agree_gpu.py: BFS levels equal, parents valid, on shaped and
 #     random graphs and Kronecker 16-18; MSF and SCC on the small ones);
 #  2. timings (bench/distributed.py): BFS on Kronecker 25, MSF and SCC on Kronecker 24, then
 #     BFS on Kronecker 26, MSF and SCC on Kronecker 25; each graph built once by 2 ranks,
 #     timed on 2 ranks (two GPUs), then gathered on rank 0 and timed there on 1 rank (one
-#     GPU) and by the single-process gpu executor; 64 BFS sources;
+#     GPU) and by the single-process gpu executor; 64 BFS sources; each distributed
+#     timing followed by one call measured part by part (--split: the BFS level by
+#     level, MSF and SCC apart from their collectives) and one result of each compared
+#     with the single process's (--check);
 # rows in $OUT/distributed_<host>.json (issue schema plus "gpus"), logs beside it.
 # NVLink multicast (NVLS) stays off: NCCL_NVLS_ENABLE=0 for every process.
 set -uo pipefail
@@ -57,7 +61,7 @@ stamp "setup done"
 if [ "${TESTS:-1}" != 0 ]; then
   python3 -m pytest -q -p no:cacheprovider tests/test_distributed_rules.py 2>&1 | tail -3
   timeout -k 10 $(( $(left) < 180 ? $(left) : 180 )) $(python3 -c "from dist_backend import launch; print(*launch.command(2, []))") \
-    python3 -m mpi4py tests/mpi/agree_gpu.py tests 3 18 > "$out/agree_gpu.log" 2>&1
+    python3 -m mpi4py tests/mpi/agree_gpu.py tests 3 17 > "$out/agree_gpu.log" 2>&1
   echo "agree_gpu exit $?: $(tail -1 "$out/agree_gpu.log")"
   grep -v "done (" "$out/agree_gpu.log" | tail -15
   stamp "equality checks done"
@@ -69,16 +73,17 @@ bench() {   # name, then bench/distributed.py arguments
   local budget=$(( $(left) - 10 ))
   if [ "$budget" -lt 30 ]; then stamp "skipped $name: no time left"; return; fi
   python3 bench/distributed.py --backend gpu --ranks 2 --one-rank-too --strong-only \
-    --no-1proc --sources 64 --repeats 3 --budget "$budget" --output "$rows/$name.json" \
-    "$@" > "$rows/$name.log" 2>&1
-  grep -E " s  |built|skipped|stopped|failed| ms$" "$rows/$name.log" | tail -12
+    --no-1proc --sources 64 --repeats 3 --split --check --budget "$budget" \
+    --output "$rows/$name.json" "$@" > "$rows/$name.log" 2>&1
+  grep -E " s  |built|skipped|stopped|failed| ms$|^split|^check" "$rows/$name.log" | tail -24
   cat "$rows/$name.log" >> "$out/bench.log"
   stamp "$name done"
 }
 for part in ${PARTS:-bfs25 msf_scc24 bfs26 msf_scc25}; do      # PARTS: some, in order
   case $part in
     bfs*) bench "$part" --scales "${part#bfs}" --tasks bfs ;;
-    msf_scc*) bench "$part" --scales "${part#msf_scc}" --tasks msf scc ;;
+    msf_scc*) bench "$part" --scales "${part#msf_scc}" --tasks msf scc \
+                --repeats "${MSF_REPEATS:-1}" ;;
   esac
 done
 
@@ -87,7 +92,9 @@ import json, sys
 from pathlib import Path
 parts = [json.loads(p.read_text()) for p in sorted(Path(sys.argv[1]).glob("*.json"))]
 if parts:
-    merged = dict(parts[0], rows=[r for p in parts for r in p["rows"]])
+    merged = dict(parts[0], rows=[r for p in parts for r in p["rows"]],
+                  splits=[r for p in parts for r in p.get("splits", [])],
+                  checks=[r for p in parts for r in p.get("checks", [])])
     Path(sys.argv[2]).write_text(json.dumps(merged, indent=1))
     for r in merged["rows"]:
         print(f"{r['graph']:>7} {r['task']:>4} ranks {r['ranks']} gpus {r['gpus']} "

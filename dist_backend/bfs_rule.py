@@ -16,6 +16,8 @@ whichever is smaller in all (:func:`sends_ids`).
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from lagraph_py.algorithms.bfs import ALPHA, BETA
@@ -111,24 +113,50 @@ class DirectionRule:
 
 class LevelSearch:
     """The level loop of one search on this rank (see the module text). Subclasses give
-    ``G`` (the :class:`~.graph.DistGraph`) and the steps below."""
+    ``G`` (the :class:`~.graph.DistGraph`) and the steps below.
+
+    With ``trace`` a list, :meth:`run` appends a row a level: its number, direction and
+    frontier size, and the seconds of its three parts on this rank, ``work`` (the level's
+    own kernels or loops), ``count`` (the global counts: a collective, and on GPU ranks
+    the level's one wait for the device) and ``publish`` (the new frontier to every
+    rank), measured by :meth:`_clock` marks (host clocks on CPU ranks, CUDA events on
+    GPU ranks).
+    """
 
     G = None
+    trace: list | None = None
 
     def run(self, method: str) -> None:
         """Levels until the frontier is empty, in the directions of ``method``."""
         rule = DirectionRule(method, self.G.n, self.G.nstored, self._stats())
         self._begin(as_frontier=rule.pulls())
-        k = 0
+        k, marks = 0, []
         while rule.nq:
             k += 1
-            if rule.next_level() == PULL:
+            direction, nq, start = rule.next_level(), rule.nq, self._clock()
+            if direction == PULL:
                 self._pull(k)
             else:
                 self._push(k)
+            worked = self._clock()
             rule.record(self._stats())
+            counted = self._clock()
             if rule.nq:
                 self._publish(rule.nq, as_frontier=rule.pulls())
+            if self.trace is not None:
+                marks.append((k, direction, nq, start, worked, counted, self._clock()))
+        for k, direction, nq, *clocks in marks:
+            self.trace.append(dict(level=k, direction=direction, frontier=nq, **{
+                part: self._seconds(a, b)
+                for part, a, b in zip(("work", "count", "publish"), clocks, clocks[1:])}))
+
+    def _clock(self):
+        """A mark of now on this rank, when tracing (else None)."""
+        return None if self.trace is None else time.perf_counter()
+
+    def _seconds(self, start, end) -> float:
+        """Seconds between two marks of :meth:`_clock`."""
+        return end - start
 
     def _stats(self) -> LevelStats:
         """The global counts of the frontier this rank's last level made (collective)."""

@@ -38,8 +38,11 @@ from .graph import DistGraph
 class BfsSteps:
     """The fused ``bfs_search`` of the CPU ranks (a mixin of the distributed executor)."""
 
-    def bfs_search(self, G: DistGraph, source, method, levels, parents):
+    def bfs_search(self, G: DistGraph, source, method, levels, parents, trace=None):
+        """The group step; ``trace``: a list to append a row a level to (see
+        :class:`~.bfs_rule.LevelSearch`)."""
         search = _Search(G, int(source), self.exchange, method)
+        search.trace = trace
         search.run(method)
         return (search.level if levels else None), (search.parent if parents else None)
 

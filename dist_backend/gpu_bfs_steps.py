@@ -17,12 +17,15 @@ and parents:
 
 After either, the gpu executor's ``compact_status`` lists the range's new frontier,
 counts its out- and in-edges and writes its bitmap into the range's words of the frontier
-bitmap. Between levels, one NCCL all-gather of three counters per rank, which the host
-reads (the level's one sync: the rule's global counts and each rank's share); then the
-new frontier goes to every rank as a list of ids (a group of broadcasts, each rank's list
-at its offset) or as the bitmap (one in-place all-gather of the ranges' words), whichever
-is smaller (:func:`~.bfs_rule.sends_ids`). A pull after a list sets the bitmap from it
-(``ids_bits``); a push after a bitmap lists it (the gpu executor's ``bits_queue``).
+bitmap. Between levels, one NCCL group of all-gathers: three counters per rank, which
+the host reads (the level's one sync: the rule's global counts and each rank's share),
+and the new frontier, before anyone knows its size. No rank can have found more new
+vertices than the frontier had out-edges: where the slots of that many ids for every
+rank are smaller than the bitmap of the graph (:func:`~.bfs_rule.sends_ids`), each rank's
+list goes in its slot, and the host then puts the lists end to end (a device copy a
+rank); else the ranges' words of the bitmap go, in place. A pull after a list sets the
+bitmap from it (``ids_bits``); a push after a bitmap lists it (the gpu executor's
+``bits_queue``).
 
 The levels are the single-process executors' (a level set does not depend on the
 direction); each parent is a frontier vertex with an edge to its child.
@@ -53,9 +56,12 @@ class GpuBfsSteps:
     """The fused ``bfs_search`` of the GPU ranks (a mixin of
     :class:`~.nccl.GpuRanksExecutor`)."""
 
-    def bfs_search(self, G: DistGraph, source, method, levels, parents):
+    def bfs_search(self, G: DistGraph, source, method, levels, parents, trace=None):
+        """The group step; ``trace``: a list to append a row a level to (see
+        :class:`~.bfs_rule.LevelSearch`)."""
         blocks = G._cached(f"{self.name}.bfs", lambda: DeviceBlocks(G))
         search = _GpuSearch(G, blocks, int(source), self.data, self.local.block)
+        search.trace = trace
         search.run(method)
         return (search.level if levels else None), (search.parent if parents else None)
 
@@ -65,8 +71,8 @@ class DeviceBlocks:
     graph): its rows' pointers (out-degrees), its in-edges, its column block, all of one
     index type ``I`` on every rank (int64 where any rank's entries or ``n`` need it), and
     the scratch of a search: the frontier list (global ids), the new frontier of the
-    range, the degree prefix of a push, the bitmap of the whole frontier (whole words
-    of each range, end to end) and the counters."""
+    range, every rank's new frontier in slots, the degree prefix of a push, the bitmap of
+    the whole frontier (whole words of each range, end to end) and the counters."""
 
     def __init__(self, G: DistGraph):
         exchange = G.exchange
@@ -85,11 +91,14 @@ class DeviceBlocks:
         self.out_ptr = device(G.indptr)
         self.in_ptr, self.in_ind = device(in_ptr), device(in_ind)
         self.col_ptr, self.col_ind = device(col_ptr), device(col_ind)
-        # words of every range (a multiple of 64 vertices, or all of them on rank 0)
-        self.range_words = -(-int(G.bounds[1] - G.bounds[0]) // 32)
+        # vertices and words of every range (a multiple of 64 vertices, or all of them on
+        # rank 0); the last range may be shorter
+        self.step = max(int(G.bounds[1] - G.bounds[0]), 1)
+        self.range_words = -(-self.step // 32)
         self.bits = cp.zeros(self.range_words * exchange.size, np.uint32)
         self.queue = cp.empty(G.n, I)                              # the whole frontier
-        self.new = cp.empty(max(G.nlocal, 1), I)                   # the range's new one
+        self.new = cp.empty(self.step, I)                          # the range's new one
+        self.slots = cp.empty(self.step * exchange.size, I)        # every rank's, in slots
         self.prefix = cp.empty(G.n, np.int64)
         self.counters = cp.zeros(3, np.uint64)                     # nq, out-, in-edges
         self.gathered = cp.empty(3 * exchange.size, np.uint64)
@@ -116,19 +125,47 @@ class _GpuSearch(LevelSearch):
             first[:] = 1, G.indptr[v + 1] - G.indptr[v], in_ptr[v + 1] - in_ptr[v]
         blocks.counters.set(first)
         blocks.queue[0] = s
-        self.form, self.shares, self.last = "ids", None, None
+        self.form, self.shares, self.last, self.sent, self.slot = "ids", None, None, None, 0
 
     @property
     def _stream(self) -> int:
         return cp.cuda.get_current_stream().ptr
 
+    def _clock(self):
+        if self.trace is None:
+            return None
+        event = cp.cuda.Event()
+        event.record()
+        return event
+
+    def _seconds(self, start, end) -> float:
+        end.synchronize()
+        return cp.cuda.get_elapsed_time(start, end) / 1e3
+
     # ------------------------------------------------------------------ exchanges
     def _stats(self) -> LevelStats:
-        b = self.b
+        b, G = self.b, self.G
+        # The new frontier goes with the counters, in one NCCL group (one launch, one
+        # wait): each rank's list in a slot as long as the frontier's out-edges (no rank
+        # can have found more), or the bitmap where all those slots would be larger.
+        self.sent = None
+        if self.last is not None:
+            self.slot = min(self.last.frontier_edges, b.step)
+            self.sent = "ids" if sends_ids(self.slot * self.size, G.n) else "bits"
+        if self.sent == "ids":
+            cp.add(b.new[:self.slot], b.I.type(G.lo), out=b.new[:self.slot])  # global ids
+        nccl.groupStart()
         self.comm.allGather(b.counters.data.ptr, b.gathered.data.ptr, 3, nccl.NCCL_UINT64,
                             self._stream)
+        if self.sent == "ids":
+            self.comm.allGather(b.new.data.ptr, b.slots.data.ptr, self.slot, self.id_type,
+                                self._stream)
+        elif self.sent == "bits":
+            self.comm.allGather(b.bits.data.ptr + 4 * b.range_words * self.rank,
+                                b.bits.data.ptr, b.range_words, nccl.NCCL_INT32, self._stream)
+        nccl.groupEnd()
         counts = b.gathered.get().reshape(self.size, 3).astype(np.int64)   # sync: one a level
-        b.counters.fill(0)
+        b.counters.data.memset_async(0, b.counters.nbytes)
         self.shares = counts[:, 0]
         self.last = LevelStats(*(int(x) for x in counts.sum(axis=0)))
         return self.last
@@ -137,32 +174,24 @@ class _GpuSearch(LevelSearch):
         """The source is the frontier list already (``queue[0]``)."""
 
     def _publish(self, nq: int, *, as_frontier: bool) -> None:
-        b, G = self.b, self.G
-        if sends_ids(nq, G.n):
-            offsets = np.concatenate([[0], np.cumsum(self.shares)])
-            mine, at = int(self.shares[self.rank]), int(offsets[self.rank])
-            if mine:
-                cp.add(b.new[:mine], b.I.type(G.lo), out=b.queue[at:at + mine])
-            item = b.I.itemsize
-            nccl.groupStart()
-            for r in np.flatnonzero(self.shares):
-                address = b.queue.data.ptr + int(offsets[r]) * item
-                self.comm.broadcast(address, address, int(self.shares[r]), self.id_type,
-                                    int(r), self._stream)
-            nccl.groupEnd()
-            self.form = "ids"
-        else:
-            words = b.range_words
-            self.comm.allGather(b.bits.data.ptr + 4 * words * self.rank, b.bits.data.ptr,
-                                words, nccl.NCCL_INT32, self._stream)
-            self.form = "bits"
+        """The frontier came with the counts: a list's slots put end to end."""
+        b, item = self.b, self.b.I.itemsize
+        self.form = self.sent
+        if self.sent == "bits":
+            return
+        at = 0
+        for r in np.flatnonzero(self.shares):
+            count = int(self.shares[r])
+            (b.queue.data + at * item).copy_from_device_async(
+                b.slots.data + int(r) * self.slot * item, count * item)
+            at += count
 
     # ------------------------------------------------------------------ one level
     def _push(self, k: int) -> None:
         b, I, bl = self.b, self.b.I, self.block
         nq = self.last.nq
         if self.form == "bits":
-            b.counter.fill(0)
+            b.counter.data.memset_async(0, b.counter.nbytes)
             _module.kernel("bits_queue", I)((_module.grid_for(b.bits.size, bl, 8),), (bl,),
                                             (b.bits, b.bits.size, b.queue, b.counter))
         if nq <= _PREFIX_ONE_BLOCK:
@@ -181,7 +210,7 @@ class _GpuSearch(LevelSearch):
     def _pull(self, k: int) -> None:
         b, I, bl = self.b, self.b.I, self.block
         if self.form == "ids":
-            b.bits.fill(0)
+            b.bits.data.memset_async(0, b.bits.nbytes)
             nq = self.last.nq
             _module.kernel("ids_bits", I)((_module.grid_for(nq, bl),), (bl,),
                                           (b.queue, nq, b.bits))

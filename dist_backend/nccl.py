@@ -20,7 +20,9 @@ missing.
 
 from __future__ import annotations
 
+import functools
 import pickle
+import time
 
 from gpu_backend import DeviceMatrix, GpuVector      # first: says if CuPy or a GPU is missing
 
@@ -47,11 +49,34 @@ _TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_F
 _OPS = {"sum": nccl.NCCL_SUM, "min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX}
 
 
+def _timed(collective):
+    """With ``timing`` on, a collective waits for the device before and after, and adds
+    its seconds (less those its host exchanges add to ``host.seconds``) to ``seconds``."""
+    @functools.wraps(collective)
+    def run(self, *args):
+        if not self.timing:
+            return collective(self, *args)
+        stream = cp.cuda.get_current_stream()
+        stream.synchronize()
+        start, host = time.perf_counter(), self.host.seconds
+        out = collective(self, *args)
+        stream.synchronize()
+        self.seconds += time.perf_counter() - start - (self.host.seconds - host)
+        return out
+    return run
+
+
 class NcclExchange:
-    """The collectives of :class:`~.exchange.Exchange` on CuPy arrays, through NCCL."""
+    """The collectives of :class:`~.exchange.Exchange` on CuPy arrays, through NCCL.
+
+    ``timing`` (default off): each collective waits for the device before and after, so
+    that ``seconds`` (and ``host.seconds``) hold the time spent exchanging, apart from
+    the local work.
+    """
 
     def __init__(self, host: Exchange):
         self.host, self.rank, self.size = host, host.rank, host.size
+        self.timing, self.seconds = False, 0.0
         cp.cuda.Device(host.comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
                        % cp.cuda.runtime.getDeviceCount()).use()
         uid = pickle.dumps(nccl.get_unique_id() if self.rank == 0 else None)
@@ -67,12 +92,14 @@ class NcclExchange:
         """NCCL's name of the element type ``dtype``."""
         return _TYPES[np.dtype(dtype)]
 
+    @_timed
     def allreduce(self, x, op: str):
         out = cp.empty_like(x)
         self.comm.allReduce(x.data.ptr, out.data.ptr, x.size, _TYPES[x.dtype], _OPS[op],
                             self._stream())
         return out
 
+    @_timed
     def allgather(self, arrays):
         counts = self.host.allgather([np.array([arrays[0].size], np.int64)])[0][0]
         top = int(counts.max(initial=0))
@@ -87,6 +114,7 @@ class NcclExchange:
                                         for r, c in enumerate(counts)]))
         return outs, counts
 
+    @_timed
     def alltoallv(self, arrays, counts):
         received = self.host.arriving(counts)
         sdispl = np.concatenate([[0], np.cumsum(counts)])

@@ -13,6 +13,7 @@ tests/mpi/agree_gpu.py checks the real ones.
 import ctypes
 import itertools
 import sys
+import time
 import types
 
 import numpy as np
@@ -20,12 +21,28 @@ from mpi4py import MPI
 
 
 # ---------------------------------------------------------------------- emulated CuPy
+class Pointer:
+    """CuPy's ``MemoryPointer``: an address, offsets, and the asynchronous byte copies."""
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+    def __add__(self, offset: int) -> "Pointer":
+        return Pointer(self.ptr + offset)
+
+    def memset_async(self, value: int, size: int) -> None:
+        at(self.ptr, size, np.uint8)[:] = value
+
+    def copy_from_device_async(self, src: "Pointer", size: int) -> None:
+        at(self.ptr, size, np.uint8)[:] = at(src.ptr, size, np.uint8)
+
+
 class DeviceArray(np.ndarray):
-    """A numpy array with CuPy's ``data.ptr``, ``get`` and ``set``."""
+    """A numpy array with CuPy's ``data`` (a :class:`Pointer`), ``get`` and ``set``."""
 
     @property
     def data(self):
-        return types.SimpleNamespace(ptr=self.ctypes.data)
+        return Pointer(self.ctypes.data)
 
     def get(self):
         return np.array(self)
@@ -53,6 +70,20 @@ cupy.add, cupy.cumsum = np.add, np.cumsum
 cupy.ndarray = DeviceArray
 cupy.cuda = types.ModuleType("cupy.cuda")
 cupy.cuda.get_current_stream = lambda: types.SimpleNamespace(ptr=0, synchronize=lambda: None)
+
+
+class Event:
+    """A CUDA event: the host's clock when recorded."""
+
+    def record(self):
+        self.time = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+
+cupy.cuda.Event = Event
+cupy.cuda.get_elapsed_time = lambda start, end: (end.time - start.time) * 1e3
 
 nccl = cupy.cuda.nccl = types.ModuleType("cupy.cuda.nccl")
 nccl.NCCL_INT32, nccl.NCCL_INT64, nccl.NCCL_UINT64 = 0, 1, 2
@@ -201,6 +232,19 @@ def graphs(rng):
     yield "kron-directed", lg.generate.kronecker(10, seed=5, directed=True)
 
 
+SENT: set = set()                  # the forms in which new frontiers travelled
+
+
+def _recording(publish):
+    def run(self, nq, *, as_frontier):
+        SENT.add(self.sent)
+        return publish(self, nq, as_frontier=as_frontier)
+    return run
+
+
+gpu_bfs_steps._GpuSearch._publish = _recording(gpu_bfs_steps._GpuSearch._publish)
+
+
 def main():
     ex = EmulatedRanks()
     int32_top = gpu_bfs_steps.INT32_TOP
@@ -210,7 +254,11 @@ def main():
         for s in sorted({0, G.n // 2, G.n - 1}):
             ref = lg.bfs(G, s, backend=CpuExecutor()).level
             for method in ("auto", "push", "pull"):
-                level, parent = ex.bfs_search(D, s, method, True, True)
+                trace = []
+                level, parent = ex.bfs_search(D, s, method, True, True, trace=trace)
+                deepest = int(world().allreduce(np.array([level.max(initial=0)]), "max")[0])
+                assert [row["level"] for row in trace] == list(range(1, deepest + 2))
+                assert {row["direction"] for row in trace} <= {"push", "pull"}
                 assert D._cache["emulated-gpu.bfs"].I == (np.int64 if wide else np.int32)
                 level, parent = D.gather(level.get()), D.gather(parent.get())
                 if D.rank == 0:
@@ -218,6 +266,7 @@ def main():
                     assert np.array_equal(level, ref), f"{where}: levels"
                     lg.validate.bfs(G, s, lg.BFSResult(s, level, parent))
                     check_bfs_parents(G, s, parent)
+    assert SENT == {"ids", "bits"}, SENT          # both forms of the exchange were run
     if world().rank == 0:
         print("gpu_host: every result equal")
 
