@@ -141,6 +141,37 @@ def plot_timeline(levels: list[dict], path, title: str) -> Path:
     return _save(fig, path)
 
 
+def plot_scaling(rows: list[dict], path, title: str) -> Path:
+    """The distributed executor's rows (``ranks`` set): median time against ranks (log),
+    a panel per algorithm, a line per graph; the single process on the same backend as a
+    star at one rank."""
+    ranked = [r for r in rows if r.get("ranks")]
+    algorithms = [a for a in ALGORITHMS if any(r["algorithm"] == a for r in ranked)]
+    fig, axes = plt.subplots(1, len(algorithms), figsize=(4.4 * len(algorithms), 3.8),
+                             squeeze=False)
+    graphs = sorted({r["graph"] for r in ranked})
+    colours = {g: f"C{i % 10}" for i, g in enumerate(graphs)}
+    for ax, algorithm in zip(axes[0], algorithms):
+        for graph in graphs:
+            mine = [r for r in ranked if (r["graph"], r["algorithm"]) == (graph, algorithm)]
+            ours = sorted((r["ranks"], r["seconds"]) for r in mine
+                          if r["implementation"] == OURS)
+            if ours:
+                ax.plot(*zip(*ours), marker="o", color=colours[graph], label=graph)
+            for r in mine:
+                if r["implementation"] != OURS:
+                    ax.plot([r["ranks"]], [r["seconds"]], marker="*", markersize=11,
+                            linestyle="", color=colours[graph])
+        ax.set(xscale="log", yscale="log", title=algorithm.upper(), xlabel="ranks",
+               ylabel="median seconds")
+        ax.set_xticks(sorted({r["ranks"] for r in ranked}))
+        ax.set_xticklabels([str(x) for x in sorted({r["ranks"] for r in ranked})])
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7, title="o: ranks, *: one process", title_fontsize=7)
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
 MEMORY_STAGES = ("build", "graph", "bfs", "msf", "scc", "cc")
 
 

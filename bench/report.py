@@ -131,7 +131,7 @@ def _rows(payload, gpu_file: bool) -> list[dict]:
                          method=variant or (r.get("method") if ours and r.get("method") not in (
                              OURS, *CPU_EXECUTOR) else None),
                          seconds=float(seconds), min_s=r.get("min_s"), max_s=r.get("max_s"),
-                         n=r.get("n"), nstored=stored or None,
+                         n=r.get("n"), nstored=stored or None, ranks=r.get("ranks"),
                          device=r.get("device") or device))
     return rows
 
@@ -218,6 +218,10 @@ def write_report(results, images, readme) -> list[Path]:
                     or not any(r.get("nstored") for r in res["rows"])):
                 continue                        # (nothing to draw: no sizes, no speed-ups)
             figures.append(draw(res["rows"], images / f"{stem}_{kind}.png", title))
+            shown.append(figures[-1])
+        if any(r.get("ranks") for r in res["rows"]):
+            figures.append(plots.plot_scaling(res["rows"], images / f"{stem}_scaling.png",
+                                              title))
             shown.append(figures[-1])
         for graph in _largest_per_family(res["rows"], res["traces"]):
             for backend, levels in res["traces"][graph].items():

@@ -209,6 +209,24 @@ def test_figures_render(tmp_path):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
 
 
+def test_distributed_rows_draw_a_scaling_figure(tmp_path):
+    # rows of bench/distributed.py: the ranks reach the figure through the report's rows
+    pytest.importorskip("matplotlib")
+    from bench import plots
+    raw = [dict(graph="kron12", task=task, ranks=ranks, gpus=ranks, implementation=name,
+                backend="gpu", seconds=seconds)
+           for task in ("bfs", "msf")
+           for ranks, name, seconds in ((2, "lagraph_py", 0.02), (1, "lagraph_py", 0.03),
+                                        (1, "lagraph_py-1proc", 0.01))]
+    (tmp_path / "distributed_x.json").write_text(json.dumps({"rows": raw}))
+    rows = report.load_results(tmp_path)[0]["rows"]
+    assert sorted((r["algorithm"], r["ranks"], r["backend"]) for r in rows) == [
+        (task, ranks, backend) for task in ("bfs", "msf")
+        for ranks, backend in ((1, "gpu"), (1, "gpu, 1 rank"), (2, "gpu, 2 ranks"))]
+    path = plots.plot_scaling(rows, tmp_path / "d.png", "d")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
+
+
 def test_report_rewrites_only_its_section(results, tmp_path):
     pytest.importorskip("matplotlib")
     readme = tmp_path / "README.md"
