@@ -143,32 +143,39 @@ def plot_timeline(levels: list[dict], path, title: str) -> Path:
 
 def plot_scaling(rows: list[dict], path, title: str) -> Path:
     """The distributed executor's rows (``ranks`` set): median time against ranks (log),
-    a panel per algorithm, a line per graph; the single process on the same backend as a
-    star at one rank."""
+    a panel per algorithm, a colour per graph: lagraph_py's ranks as a line, each other
+    implementation (the single process, Graph500's MPI BFS) as its own marker."""
     ranked = [r for r in rows if r.get("ranks")]
     algorithms = [a for a in ALGORITHMS if any(r["algorithm"] == a for r in ranked)]
-    fig, axes = plt.subplots(1, len(algorithms), figsize=(4.4 * len(algorithms), 3.8),
+    fig, axes = plt.subplots(1, len(algorithms), figsize=(max(6.5, 4.6 * len(algorithms)), 4),
                              squeeze=False)
     graphs = sorted({r["graph"] for r in ranked})
     colours = {g: f"C{i % 10}" for i, g in enumerate(graphs)}
+    others = sorted({r["implementation"] for r in ranked if r["implementation"] != OURS})
+    markers = {name: "*^sDv"[i % 5] for i, name in enumerate(others)}
+    counts = sorted({r["ranks"] for r in ranked})
     for ax, algorithm in zip(axes[0], algorithms):
         for graph in graphs:
             mine = [r for r in ranked if (r["graph"], r["algorithm"]) == (graph, algorithm)]
             ours = sorted((r["ranks"], r["seconds"]) for r in mine
                           if r["implementation"] == OURS)
             if ours:
-                ax.plot(*zip(*ours), marker="o", color=colours[graph], label=graph)
+                ax.plot(*zip(*ours), marker="o", color=colours[graph])
             for r in mine:
                 if r["implementation"] != OURS:
-                    ax.plot([r["ranks"]], [r["seconds"]], marker="*", markersize=11,
-                            linestyle="", color=colours[graph])
+                    ax.plot([r["ranks"]], [r["seconds"]], marker=markers[r["implementation"]],
+                            markersize=10, linestyle="", color=colours[graph])
         ax.set(xscale="log", yscale="log", title=algorithm.upper(), xlabel="ranks",
                ylabel="median seconds")
-        ax.set_xticks(sorted({r["ranks"] for r in ranked}))
-        ax.set_xticklabels([str(x) for x in sorted({r["ranks"] for r in ranked})])
+        ax.set_xticks(counts)
+        ax.set_xticklabels([str(x) for x in counts])
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7, title="o: ranks, *: one process", title_fontsize=7)
-    fig.suptitle(title)
+    handles = [Line2D([], [], color=colours[g], label=g) for g in graphs]
+    handles += [Line2D([], [], color="grey", marker="o", label=f"{OURS} ranks")]
+    handles += [Line2D([], [], color="grey", marker=markers[name], linestyle="",
+                       markersize=9, label=name) for name in others]
+    axes[0, -1].legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+    fig.suptitle(title, fontsize=10)
     return _save(fig, path)
 
 
