@@ -117,10 +117,11 @@ class LevelSearch:
 
     With ``trace`` a list, :meth:`run` appends a row a level: its number, direction and
     frontier size, and the seconds of its three parts on this rank, ``work`` (the level's
-    own kernels or loops), ``count`` (the global counts: a collective, and on GPU ranks
-    the level's one wait for the device) and ``publish`` (the new frontier to every
-    rank), measured by :meth:`_clock` marks (host clocks on CPU ranks, CUDA events on
-    GPU ranks).
+    own kernels or loops), ``count`` (the global counts: a collective; on GPU ranks it
+    carries the new frontier too, and holds the level's one wait for the device) and
+    ``publish`` (the new frontier to every rank), measured by :meth:`_clock` marks (host
+    clocks on CPU ranks, CUDA events on GPU ranks). A part includes any wait for a slower
+    rank.
     """
 
     G = None
