@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The distributed executor's GPU ranks on a machine with 2 GPUs, one rank a GPU, from the
 # source tree's root (python-graphblas and the rest importable):
-#   [PARTS="bfs25 msf_scc24 bfs26 msf_scc25"] [TESTS=1] bash bench/distributed_gpu.sh \
+#   [PARTS="bfs25 bfs26 msf_scc20 msf_scc22"] [TESTS=1] bash bench/distributed_gpu.sh \
 #       [MPI_WHEELS] [SECONDS]
 # MPI_WHEELS: a folder of the mpich and mpi4py wheels to install first (the `mpi` extra
 # offline), else the mpiexec and mpi4py already there. SECONDS (default 480): the whole
@@ -11,9 +11,10 @@
 # checks.
 #  1. the host-side tests, and the GPU ranks against the single-process gpu executor with
 #     2 ranks (tests/mpi/agree_gpu.py: BFS levels equal, parents valid, on shaped and
-#     random graphs and Kronecker 16-18; MSF and SCC on the small ones);
-#  2. timings (bench/distributed.py): BFS on Kronecker 25, MSF and SCC on Kronecker 24, then
-#     BFS on Kronecker 26, MSF and SCC on Kronecker 25; each graph built once by 2 ranks,
+#     random graphs and Kronecker 16-17; MSF and SCC on the small ones);
+#  2. timings (bench/distributed.py): by default BFS on Kronecker 25 and 26, then MSF and
+#     SCC on Kronecker 20 and 22 (on Kronecker 24 one call of either takes minutes: the
+#     GPU ranks' MSF is Borůvka on the hosts); each graph built once by 2 ranks,
 #     timed on 2 ranks (two GPUs), then gathered on rank 0 and timed there on 1 rank (one
 #     GPU) and by the single-process gpu executor; 64 BFS sources; each distributed
 #     timing followed by one call measured part by part (--split: the BFS level by
@@ -79,7 +80,7 @@ bench() {   # name, then bench/distributed.py arguments
   cat "$rows/$name.log" >> "$out/bench.log"
   stamp "$name done"
 }
-for part in ${PARTS:-bfs25 msf_scc24 bfs26 msf_scc25}; do      # PARTS: some, in order
+for part in ${PARTS:-bfs25 bfs26 msf_scc20 msf_scc22}; do      # PARTS: some, in order
   case $part in
     bfs*) bench "$part" --scales "${part#bfs}" --tasks bfs ;;
     msf_scc*) bench "$part" --scales "${part#msf_scc}" --tasks msf scc \
