@@ -71,6 +71,9 @@ class _Search(LevelSearch):
         else:
             self.in_degree = self.out_degree
         self.unvisited = None              # of the range, kept over consecutive pulls
+        # out- and in-edges of the frontier (the loops add those of the vertices they visit)
+        self.edges = np.array([self.out_degree[self.frontier].sum(),
+                               self.in_degree[self.frontier].sum()], np.int64)
 
     def _begin(self, *, as_frontier: bool) -> None:
         if as_frontier:
@@ -78,27 +81,28 @@ class _Search(LevelSearch):
 
     # ------------------------------------------------------------------ one level
     def _push(self, k: int) -> None:
-        G = self.G
+        G, degrees = self.G, (self.out_degree, self.in_degree, self.edges)
         self.unvisited = None
+        self.edges[:] = 0
         own, dest, targets, parents = _push_level(
             G.indptr, G.indices, G.lo, G.hi, self.frontier, self.visited, self.parent,
-            self.level, k, self.step, self.ex.size)
+            self.level, k, self.step, self.ex.size, *degrees)
         order = np.argsort(dest, kind="stable")
         counts = np.bincount(dest, minlength=self.ex.size)
         (targets, parents), _ = self.ex.alltoallv([targets[order], parents[order]], counts)
         self.frontier = np.concatenate([own, _claim(targets - G.lo, parents, self.parent,
-                                                    self.level, k)])
+                                                    self.level, k, *degrees)])
 
     def _pull(self, k: int) -> None:
         if self.unvisited is None:
             self.unvisited = np.flatnonzero(self.level < 0)
+        self.edges[:] = 0
         self.frontier, self.unvisited = _pull_level(
             self.in_ptr, self.in_ind, self.G.lo, self.unvisited, self.frontier_bits,
-            self.parent, self.level, k)
+            self.parent, self.level, k, self.out_degree, self.in_degree, self.edges)
 
     def _stats(self) -> LevelStats:
-        f = self.frontier
-        mine = np.array([f.size, self.out_degree[f].sum(), self.in_degree[f].sum()], np.int64)
+        mine = np.array([self.frontier.size, *self.edges], np.int64)
         return LevelStats(*(int(x) for x in self.ex.allreduce(mine, "sum")))
 
     def _publish(self, nq: int, *, as_frontier: bool) -> None:
@@ -129,11 +133,21 @@ def _set_bits(bits, ids):
         bits[v >> 3] |= np.uint8(1 << (v & 7))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _visit(v, u, parent, level, k, out_degree, in_degree, edges):
+    """Local vertex ``v`` joins the new frontier with parent ``u``; its out- and in-edges
+    are added to ``edges``."""
+    parent[v], level[v] = u, k
+    edges[0] += out_degree[v]
+    edges[1] += in_degree[v]
+
+
 @njit(cache=True, nogil=True)
-def _push_level(indptr, indices, lo, hi, frontier, visited, parent, level, k, step, ranks):
+def _push_level(indptr, indices, lo, hi, frontier, visited, parent, level, k, step, ranks,
+                out_degree, in_degree, edges):
     """Expand the frontier's out-edges: unvisited targets of this range are visited
-    (returned as local offsets); others are marked and returned with their rank and
-    parent, to be sent."""
+    (returned as local offsets, their edges added to ``edges``); others are marked and
+    returned with their rank and parent, to be sent."""
     total = 0
     for f in frontier:
         total += indptr[f + 1] - indptr[f]
@@ -151,7 +165,7 @@ def _push_level(indptr, indices, lo, hi, frontier, visited, parent, level, k, st
                 continue
             visited[byte] |= bit
             if lo <= v < hi:
-                parent[v - lo], level[v - lo] = u, k
+                _visit(v - lo, u, parent, level, k, out_degree, in_degree, edges)
                 own[nown] = v - lo
                 nown += 1
             else:
@@ -162,21 +176,22 @@ def _push_level(indptr, indices, lo, hi, frontier, visited, parent, level, k, st
 
 
 @njit(cache=True, nogil=True)
-def _claim(offsets, parents, parent, level, k):
+def _claim(offsets, parents, parent, level, k, out_degree, in_degree, edges):
     """Visit the received targets still unvisited (the first parent wins); return them."""
     new = np.empty(offsets.size, np.int64)
     count = 0
     for i in range(offsets.size):
         v = offsets[i]
         if level[v] < 0:
-            parent[v], level[v] = parents[i], k
+            _visit(v, parents[i], parent, level, k, out_degree, in_degree, edges)
             new[count] = v
             count += 1
     return new[:count]
 
 
 @njit(cache=True, nogil=True)
-def _pull_level(indptr, indices, lo, unvisited, frontier_bits, parent, level, k):
+def _pull_level(indptr, indices, lo, unvisited, frontier_bits, parent, level, k,
+                out_degree, in_degree, edges):
     """Each unvisited vertex takes its first in-neighbour in the frontier as parent;
     return the new frontier and the vertices still unvisited (local offsets)."""
     new = np.empty(unvisited.size, np.int64)
@@ -187,7 +202,7 @@ def _pull_level(indptr, indices, lo, unvisited, frontier_bits, parent, level, k)
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
             if frontier_bits[u >> 3] & (1 << (u & 7)):
-                parent[v], level[v] = u, k
+                _visit(v, u, parent, level, k, out_degree, in_degree, edges)
                 found = True
                 break
         if found:
