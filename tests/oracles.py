@@ -1,7 +1,8 @@
 """Plain reference implementations and hypothesis strategies shared by the tests.
 
 The references read a graph only through ``G.to_scipy()`` and use plain Python (a deque,
-a union-find) or scipy.sparse.csgraph: nothing from the library's algorithms or GraphBLAS.
+a union-find, the BFS direction rule transcribed) or scipy.sparse.csgraph: nothing from
+the library's algorithms or GraphBLAS but the rule's two constants.
 Import them from any test module with ``from oracles import ...`` (pytest puts ``tests/``
 on ``sys.path``).
 """
@@ -16,11 +17,13 @@ import scipy.sparse as sp
 from hypothesis import strategies as st
 from scipy.sparse import csgraph
 
+from lagraph_py.algorithms.bfs import ALPHA, BETA
+from lagraph_py.executor import LevelStats
 from lagraph_py.graph import Graph
 from lagraph_py.results import BFSResult, MSFResult, SCCResult
 
-__all__ = ["bfs_levels", "bfs_tree", "check_bfs_parents", "kruskal", "scc_labels", "scc",
-           "graphs"]
+__all__ = ["bfs_levels", "bfs_tree", "check_bfs_parents", "reference_directions",
+           "bfs_directions", "kruskal", "scc_labels", "scc", "graphs"]
 
 
 # ---------------------------------------------------------------------- references
@@ -75,6 +78,40 @@ def check_bfs_parents(G: Graph, source: int, parent) -> None:
     assert not no_edge.any(), f"no edge parent -> v for v = {child[no_edge][:5]}"
     wrong = level[p] != level[child] - 1
     assert not wrong.any(), f"parent not one level up for v = {child[wrong][:5]}"
+
+
+def reference_directions(method, n, nstored, stats):
+    """The text's rule (lagraph_py.algorithms.bfs), transcribed: the direction of each
+    level, given the counts of the source and then of each level's new frontier."""
+    unexplored = nstored - stats[0].visited_in_edges
+    nq, fe = stats[0].nq, stats[0].frontier_edges
+    pulling, growing, out = method == "pull", True, []
+    for s in stats[1:]:
+        if method == "auto" and not pulling and growing and fe > unexplored / ALPHA:
+            pulling = True
+        out.append("pull" if pulling else "push")
+        unexplored -= s.visited_in_edges
+        if method == "auto" and pulling:
+            if s.nq == 0 or (s.nq <= nq and s.nq < n / BETA):
+                pulling, growing = False, False
+        else:
+            growing = s.nq > nq
+        nq, fe = s.nq, s.frontier_edges
+    return out
+
+
+def bfs_directions(G: Graph, level, method: str) -> list[str]:
+    """The direction the text's rule gives each level of a BFS whose levels are
+    ``level``, fed their true counts: each level's vertices, their out-edges and their
+    in-edges (the source's first, the last level's empty frontier last)."""
+    A = G.to_scipy()
+    out, into = np.diff(A.indptr), np.bincount(A.indices, minlength=G.n)
+    level = np.asarray(level)
+    stats = []
+    for k in range(int(level.max(initial=0)) + 2):
+        mask = level == k
+        stats.append(LevelStats(int(mask.sum()), int(out[mask].sum()), int(into[mask].sum())))
+    return reference_directions(method, G.n, G.nstored, stats)
 
 
 def kruskal(G: Graph) -> MSFResult:

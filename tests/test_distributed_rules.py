@@ -15,8 +15,8 @@ pytest.importorskip("mpi4py")
 
 from dist_backend.bfs_rule import DirectionRule, id_dtype, sends_ids  # noqa: E402
 from dist_backend.graph import ALIGN, owner, partition  # noqa: E402
-from lagraph_py.algorithms.bfs import ALPHA, BETA  # noqa: E402
 from lagraph_py.executor import LevelStats  # noqa: E402
+from oracles import reference_directions  # noqa: E402
 
 
 # ---------------------------------------------------------------------- partition
@@ -34,26 +34,6 @@ def test_partition_covers_the_vertices_in_aligned_ranges(n, size):
 
 
 # ---------------------------------------------------------------------- direction rule
-def reference_directions(method, n, nstored, stats):
-    """The text's rule (lagraph_py.algorithms.bfs), transcribed: the direction of each
-    level, given the counts of the source and then of each level's new frontier."""
-    unexplored = nstored - stats[0].visited_in_edges
-    nq, fe = stats[0].nq, stats[0].frontier_edges
-    pulling, growing, out = method == "pull", True, []
-    for s in stats[1:]:
-        if method == "auto" and not pulling and growing and fe > unexplored / ALPHA:
-            pulling = True
-        out.append("pull" if pulling else "push")
-        unexplored -= s.visited_in_edges
-        if method == "auto" and pulling:
-            if s.nq == 0 or (s.nq <= nq and s.nq < n / BETA):
-                pulling, growing = False, False
-        else:
-            growing = s.nq > nq
-        nq, fe = s.nq, s.frontier_edges
-    return out
-
-
 level_counts = st.builds(LevelStats, st.integers(0, 5000), st.integers(0, 50000),
                          st.integers(0, 50000))
 

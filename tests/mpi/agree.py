@@ -13,12 +13,10 @@ import numpy as np
 
 import lagraph_py as lg
 from dist_backend import DistGraph, DistributedExecutor
-from dist_backend.bfs_rule import DirectionRule
 from lagraph_py.cpu import CpuExecutor
-from lagraph_py.executor import LevelStats
 
 sys.path.insert(0, sys.argv[1])                # the tests folder: oracles.py
-from oracles import check_bfs_parents  # noqa: E402
+from oracles import bfs_directions, check_bfs_parents  # noqa: E402
 
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 6
 
@@ -65,7 +63,7 @@ def main():
                             ref = lg.bfs(G, s, backend=CpuExecutor())
                             assert np.array_equal(level, ref.level), f"{where}: bfs levels"
                             if trace:               # the rule fed the right global counts
-                                assert [t["direction"] for t in trace] == text_directions(
+                                assert [t["direction"] for t in trace] == bfs_directions(
                                     G, ref.level, method), f"{where}: bfs directions"
                             got = lg.BFSResult(s, level, parent)
                             lg.validate.bfs(G, s, got)
@@ -88,22 +86,6 @@ def main():
                     f"{where}: scc labels"
     if DistGraph.from_graph(lg.generate.grid(2, 2)).rank == 0:
         print("agree: every result equal")
-
-
-def text_directions(G, level, method) -> list[str]:
-    """The direction of each level that the text's rule takes when fed the counts of the
-    true levels: the frontier's vertices, out-edges, and in-edges of what it visited."""
-    out, into = G.out_degree(), G.in_degree()
-
-    def counts(k):
-        mask = level == k
-        return LevelStats(int(mask.sum()), int(out[mask].sum()), int(into[mask].sum()))
-
-    rule, directions = DirectionRule(method, G.n, G.nstored, counts(0)), []
-    while rule.nq:
-        directions.append(rule.next_level())
-        rule.record(counts(len(directions)))
-    return directions
 
 
 class Primitives(DistributedExecutor):

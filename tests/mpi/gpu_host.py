@@ -204,7 +204,7 @@ from dist_backend import gpu_bfs_steps  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 
 sys.path.insert(0, sys.argv[1])                 # the tests folder: oracles.py
-from oracles import check_bfs_parents  # noqa: E402
+from oracles import bfs_directions, check_bfs_parents  # noqa: E402
 
 
 class EmulatedRanks(gpu_bfs_steps.GpuBfsSteps):
@@ -264,6 +264,8 @@ def main():
                 if D.rank == 0:
                     where = f"{name} from {s} ({method}, int{64 if wide else 32})"
                     assert np.array_equal(level, ref), f"{where}: levels"
+                    assert [row["direction"] for row in trace] == bfs_directions(
+                        G, ref, method), f"{where}: directions"
                     lg.validate.bfs(G, s, lg.BFSResult(s, level, parent))
                     check_bfs_parents(G, s, parent)
     assert SENT == {"ids", "bits"}, SENT          # both forms of the exchange were run
