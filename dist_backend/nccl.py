@@ -1,11 +1,13 @@
 """GPU ranks: the distributed executor with each rank's part on its GPU, exchanging device
 arrays through NCCL (``cupy.cuda.nccl``).
 
-One GPU a rank (rank ``r`` of a host takes device ``r mod devices``). Rank 0 makes the
-NCCL communicator's id and the ranks share it over MPI. Every exchange of device arrays
-first agrees on the counts over MPI (:class:`~.exchange.Exchange`: time-outs and failure
-notes as on CPU ranks), then moves the data with NCCL: all-reduce, all-gather (padded to
-the largest part), and all-to-all as grouped sends and receives.
+Rank ``r`` of a host takes device ``r mod devices``. With one GPU a rank, rank 0 makes
+the NCCL communicator's id and the ranks share it over MPI. Every exchange of device
+arrays first agrees on the counts over MPI (:class:`~.exchange.Exchange`: time-outs and
+failure notes as on CPU ranks), then moves the data with NCCL: all-reduce, all-gather
+(padded to the largest part), and all-to-all as grouped sends and receives. Where a host
+has more ranks than GPUs, ranks share a GPU, which NCCL refuses ("Duplicate GPU"): then
+every rank exchanges through MPI instead, by way of host memory (:class:`HostStagedComm`).
 
 The primitive steps are those of :class:`~.executor.PrimitiveSteps` on the gpu
 executor's vectors; the BFS is one fused group step (:mod:`.gpu_bfs_steps`: two kernels
@@ -47,6 +49,46 @@ _TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_F
           np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.uint64): nccl.NCCL_UINT64,
           np.dtype(np.uint8): nccl.NCCL_UINT8, np.dtype(bool): nccl.NCCL_UINT8}
 _OPS = {"sum": nccl.NCCL_SUM, "min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX}
+_DTYPES = {t: d for d, t in reversed(_TYPES.items())}       # NCCL's type -> numpy's
+_OP_NAMES = {op: name for name, op in _OPS.items()}
+
+
+class HostStagedComm:
+    """An NCCL communicator's all-gather and all-reduce (its names, its arguments) over MPI
+    by way of host memory: the exchanges of ranks that share a GPU.
+
+    Each call waits for the given stream, copies its device bytes to the host, runs the
+    collective of :class:`~.exchange.Exchange` (time-outs, failure notes) and copies the
+    result back before it returns, so calls inside an NCCL group run at once, in order.
+    It has no sends and receives: :meth:`NcclExchange.alltoallv` of staged ranks goes
+    through the host exchange.
+    """
+
+    def __init__(self, host: Exchange):
+        self.host = host
+
+    @staticmethod
+    def _get(ptr: int, count: int, t: int, stream: int) -> np.ndarray:
+        cp.cuda.runtime.streamSynchronize(stream)
+        out = np.empty(count, _DTYPES[t])
+        if out.nbytes:
+            cp.cuda.runtime.memcpy(out.ctypes.data, ptr, out.nbytes,
+                                   cp.cuda.runtime.memcpyDeviceToHost)
+        return out
+
+    @staticmethod
+    def _put(ptr: int, values: np.ndarray) -> None:
+        if values.nbytes:
+            cp.cuda.runtime.memcpy(ptr, values.ctypes.data, values.nbytes,
+                                   cp.cuda.runtime.memcpyHostToDevice)
+
+    def allGather(self, send, recv, count, t, stream) -> None:
+        (whole,), _ = self.host.allgather([self._get(send, count, t, stream)])
+        self._put(recv, whole)
+
+    def allReduce(self, send, recv, count, t, op, stream) -> None:
+        self._put(recv, self.host.allreduce(self._get(send, count, t, stream),
+                                            _OP_NAMES[op]))
 
 
 def _timed(collective):
@@ -77,8 +119,15 @@ class NcclExchange:
     def __init__(self, host: Exchange):
         self.host, self.rank, self.size = host, host.rank, host.size
         self.timing, self.seconds = False, 0.0
-        cp.cuda.Device(host.comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
-                       % cp.cuda.runtime.getDeviceCount()).use()
+        node = host.comm.Split_type(MPI.COMM_TYPE_SHARED)
+        devices = cp.cuda.runtime.getDeviceCount()
+        cp.cuda.Device(node.Get_rank() % devices).use()
+        # ranks sharing a GPU anywhere: every rank exchanges through the host
+        self.staged = bool(host.allreduce(np.array([node.Get_size() > devices], np.int64),
+                                          "max")[0])
+        if self.staged:
+            self.comm = HostStagedComm(host)
+            return
         uid = pickle.dumps(nccl.get_unique_id() if self.rank == 0 else None)
         (ids,), counts = host.allgather([np.frombuffer(uid, np.uint8)])
         uid = pickle.loads(ids[:counts[0]].tobytes())
@@ -116,6 +165,9 @@ class NcclExchange:
 
     @_timed
     def alltoallv(self, arrays, counts):
+        if self.staged:
+            outs, received = self.host.alltoallv([cp.asnumpy(a) for a in arrays], counts)
+            return [cp.asarray(out) for out in outs], received
         received = self.host.arriving(counts)
         sdispl = np.concatenate([[0], np.cumsum(counts)])
         rdispl = np.concatenate([[0], np.cumsum(received)])
@@ -162,4 +214,4 @@ class GpuRanksExecutor(GpuBfsSteps, MsfSteps, PrimitiveSteps):
         return DeviceMatrix(None, False, True, indptr, M.indices)
 
 
-__all__ = ["GpuRanksExecutor", "NcclExchange"]
+__all__ = ["GpuRanksExecutor", "NcclExchange", "HostStagedComm"]

@@ -6,8 +6,10 @@ What this checks is the host side of the GPU ranks: the device blocks and their 
 type, which form of the frontier each level reads, the offsets of each rank's ids and
 bitmap words in the exchanges, the counters and the direction rule. The emulated kernels
 (numpy, below) do what the CUDA ones of gpu_backend/kernels/bfs.cu do to the arrays; the
-emulated NCCL calls move the bytes at the addresses they are given, over MPI. On a GPU,
-tests/mpi/agree_gpu.py checks the real ones.
+emulated NCCL calls move the bytes at the addresses they are given, over MPI. The same
+searches run again with the exchanges of ranks that share a GPU (the real
+HostStagedComm, over emulated device copies), whose all-reduce is checked too. On a
+GPU, tests/mpi/agree_gpu.py checks the real ones.
 """
 
 import ctypes
@@ -85,9 +87,16 @@ class Event:
 cupy.cuda.Event = Event
 cupy.cuda.get_elapsed_time = lambda start, end: (end.time - start.time) * 1e3
 
+cupy.cuda.runtime = types.ModuleType("cupy.cuda.runtime")
+cupy.cuda.runtime.memcpyHostToDevice, cupy.cuda.runtime.memcpyDeviceToHost = 1, 2
+cupy.cuda.runtime.memcpy = lambda dst, src, size, kind: ctypes.memmove(dst, src, size)
+cupy.cuda.runtime.streamSynchronize = lambda stream: None
+
 nccl = cupy.cuda.nccl = types.ModuleType("cupy.cuda.nccl")
-nccl.NCCL_INT32, nccl.NCCL_INT64, nccl.NCCL_UINT64 = 0, 1, 2
-_NCCL_DTYPES = {0: np.int32, 1: np.int64, 2: np.uint64}
+nccl.available = True
+nccl.NCCL_INT32, nccl.NCCL_INT64, nccl.NCCL_UINT64, nccl.NCCL_FLOAT64, nccl.NCCL_UINT8 = range(5)
+nccl.NCCL_SUM, nccl.NCCL_MIN, nccl.NCCL_MAX = range(3)
+_NCCL_DTYPES = {0: np.int32, 1: np.int64, 2: np.uint64, 3: np.float64, 4: np.uint8}
 _group: list | None = None
 
 
@@ -194,6 +203,7 @@ _module.kernel = lambda name, dtype: (lambda grid, block, args: _KERNELS[name](*
 _module.grid_for = lambda work, block, per_sm=32: 1
 gpu_backend = types.ModuleType("gpu_backend")
 gpu_backend._module = _module
+gpu_backend.DeviceMatrix = gpu_backend.GpuVector = None      # (imported, not used here)
 sys.modules.update({"cupy": cupy, "cupy.cuda": cupy.cuda, "cupy.cuda.nccl": nccl,
                     "gpu_backend": gpu_backend, "gpu_backend._module": _module})
 
@@ -201,6 +211,7 @@ sys.modules.update({"cupy": cupy, "cupy.cuda": cupy.cuda, "cupy.cuda.nccl": nccl
 import lagraph_py as lg  # noqa: E402
 from dist_backend import DistGraph, world  # noqa: E402
 from dist_backend import gpu_bfs_steps  # noqa: E402
+from dist_backend.nccl import HostStagedComm, NcclExchange  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 
 sys.path.insert(0, sys.argv[1])                 # the tests folder: oracles.py
@@ -217,6 +228,18 @@ class EmulatedRanks(gpu_bfs_steps.GpuBfsSteps):
         self.data = types.SimpleNamespace(comm=Communicator(),
                                           type_of=lambda t: {4: 0, 8: 1}[np.dtype(t).itemsize])
         self.local = types.SimpleNamespace(block=256)
+
+
+class StagedRanks(EmulatedRanks):
+    """The same, exchanging as ranks that share a GPU do (:class:`HostStagedComm`, NCCL's
+    type names of :class:`NcclExchange`)."""
+
+    name = "emulated-staged"
+
+    def __init__(self):
+        super().__init__()
+        self.data = types.SimpleNamespace(comm=HostStagedComm(world()),
+                                          type_of=NcclExchange.type_of)
 
 
 def graphs(rng):
@@ -246,9 +269,10 @@ gpu_bfs_steps._GpuSearch._publish = _recording(gpu_bfs_steps._GpuSearch._publish
 
 
 def main():
-    ex = EmulatedRanks()
     int32_top = gpu_bfs_steps.INT32_TOP
-    for (name, G), wide in itertools.product(graphs(np.random.default_rng(5)), (False, True)):
+    for ex, (name, G), wide in itertools.product((EmulatedRanks(), StagedRanks()),
+                                                 graphs(np.random.default_rng(5)),
+                                                 (False, True)):
         gpu_bfs_steps.INT32_TOP = -1 if wide else int32_top      # int64 device arrays
         D = DistGraph.from_graph(G)
         for s in sorted({0, G.n // 2, G.n - 1}):
@@ -259,16 +283,23 @@ def main():
                 deepest = int(world().allreduce(np.array([level.max(initial=0)]), "max")[0])
                 assert [row["level"] for row in trace] == list(range(1, deepest + 2))
                 assert {row["direction"] for row in trace} <= {"push", "pull"}
-                assert D._cache["emulated-gpu.bfs"].I == (np.int64 if wide else np.int32)
+                assert D._cache[f"{ex.name}.bfs"].I == (np.int64 if wide else np.int32)
                 level, parent = D.gather(level.get()), D.gather(parent.get())
                 if D.rank == 0:
-                    where = f"{name} from {s} ({method}, int{64 if wide else 32})"
+                    where = f"{name} from {s} ({ex.name}, {method}, int{64 if wide else 32})"
                     assert np.array_equal(level, ref), f"{where}: levels"
                     assert [row["direction"] for row in trace] == bfs_directions(
                         G, ref, method), f"{where}: directions"
                     lg.validate.bfs(G, s, lg.BFSResult(s, level, parent))
                     check_bfs_parents(G, s, parent)
     assert SENT == {"ids", "bits"}, SENT          # both forms of the exchange were run
+    staged, ranks = HostStagedComm(world()), np.arange(world().size)
+    for op, reduce in (("sum", np.sum), ("min", np.min), ("max", np.max)):
+        mine = _device(np.array([world().rank + 1.5, -world().rank], np.float64))
+        out = _device(np.zeros(2, np.float64))
+        code = {"sum": nccl.NCCL_SUM, "min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX}[op]
+        staged.allReduce(mine.data.ptr, out.data.ptr, 2, nccl.NCCL_FLOAT64, code, 0)
+        assert np.array_equal(out, [reduce(ranks + 1.5), reduce(-ranks)]), op
     if world().rank == 0:
         print("gpu_host: every result equal")
 
