@@ -499,6 +499,30 @@ MUTATIONS = (
         "if max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex <= budget:",
         "if max(0, needs.adjacency - held) + needs.vertex <= budget:",
         ["tests/test_device_memory.py"]),
+    # ------------------------------------------------------------------ generators, ranks
+    _mutation(
+        "kronecker-threads-jump-short",
+        "a thread's copy of the random stream is jumped one level of draws short of its "
+        "first block: the threaded Kronecker edges differ from one pass's",
+        "lagraph_py/generate.py",
+        "    per_block = scale * (_CHUNK // 2)",
+        "    per_block = (scale - 1) * (_CHUNK // 2)",
+        ["tests/test_generate.py::test_quadrant_draws_on_threads_are_those_of_one_pass"]),
+    _mutation(
+        "ranks-bfs-claims-uncounted",
+        "CPU ranks' push levels leave the vertices claimed from other ranks out of the "
+        "level's edge counts: the direction rule is fed wrong counts (same levels)",
+        "dist_backend/bfs_steps.py",
+        "            _visit(v, parents[i], parent, level, k, out_degree, in_degree, edges)",
+        "            parent[v], level[v] = parents[i], k",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
+        "shared-gpu-gather-not-copied-back",
+        "ranks sharing a GPU gather on the host but never copy the result to the device",
+        "dist_backend/nccl.py",
+        "        self._put(recv, whole)",
+        "        pass",
+        ["tests/test_distributed.py::test_gpu_ranks_bfs_on_emulated_devices"]),
     _mutation(
         "cc-placed-after-its-matrix",
         "connected components build the device matrix before the placement: a budget "
