@@ -13,7 +13,9 @@ the rule are :mod:`.bfs_rule`'s, shared with the GPU ranks):
   is sent once) and sent with its parent to its rank (one all-to-all), which keeps the
   first parent it gets for a vertex still unvisited;
 - a **pull** level scans the in-edges of the rank's unvisited vertices and stops at the
-  first one in the frontier, read from a bitmap of the whole frontier;
+  first one in the frontier, read from a bitmap of the whole frontier, trying first the
+  vertex's in-neighbour of most out-edges (found once per graph, cached with it): on a
+  graph with hubs, most vertices a pull level finds have theirs in the frontier;
 - after each level one all-reduce gives the frontier size and the edge counts of the
   direction rule, and the ranks publish their new frontier to each other: as a list
   of ids or as the bitmap of their range (whole 64-bit words: the ranges start at
@@ -68,6 +70,8 @@ class _Search(LevelSearch):
         if method in ("auto", PULL):
             self.in_ptr, self.in_ind = G.in_rows()
             self.in_degree = np.diff(self.in_ptr)
+            self.heads = G._cached("bfs.heads", lambda: _hubs(
+                self.in_ptr, self.in_ind, G.out_degree()))            # (collective once)
         else:
             self.in_degree = self.out_degree
         self.unvisited = None              # of the range, kept over consecutive pulls
@@ -98,7 +102,7 @@ class _Search(LevelSearch):
             self.unvisited = np.flatnonzero(self.level < 0)
         self.edges[:] = 0
         self.frontier, self.unvisited = _pull_level(
-            self.in_ptr, self.in_ind, self.G.lo, self.unvisited, self.frontier_bits,
+            self.in_ptr, self.in_ind, self.heads, self.unvisited, self.frontier_bits,
             self.parent, self.level, k, self.out_degree, self.in_degree, self.edges)
 
     def _stats(self) -> LevelStats:
@@ -190,25 +194,45 @@ def _claim(offsets, parents, parent, level, k, out_degree, in_degree, edges):
 
 
 @njit(cache=True, nogil=True)
-def _pull_level(indptr, indices, lo, unvisited, frontier_bits, parent, level, k,
+def _pull_level(indptr, indices, heads, unvisited, frontier_bits, parent, level, k,
                 out_degree, in_degree, edges):
-    """Each unvisited vertex takes its first in-neighbour in the frontier as parent;
-    return the new frontier and the vertices still unvisited (local offsets)."""
+    """Each unvisited vertex takes an in-neighbour in the frontier as parent, trying its
+    hub first (``heads``, -1 for none), then the others in order; return the new frontier
+    and the vertices still unvisited (local offsets)."""
     new = np.empty(unvisited.size, np.int64)
     left = np.empty(unvisited.size, np.int64)
     nnew = nleft = 0
     for v in unvisited:
-        found = False
-        for e in range(indptr[v], indptr[v + 1]):
-            u = indices[e]
-            if frontier_bits[u >> 3] & (1 << (u & 7)):
-                _visit(v, u, parent, level, k, out_degree, in_degree, edges)
-                found = True
-                break
-        if found:
+        found = -1
+        h = heads[v]
+        if h >= 0 and frontier_bits[h >> 3] & (1 << (h & 7)):
+            found = h
+        else:
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                if frontier_bits[u >> 3] & (1 << (u & 7)):
+                    found = u
+                    break
+        if found >= 0:
+            _visit(v, found, parent, level, k, out_degree, in_degree, edges)
             new[nnew] = v
             nnew += 1
         else:
             left[nleft] = v
             nleft += 1
     return new[:nnew], left[:nleft]
+
+
+@njit(cache=True, nogil=True)
+def _hubs(indptr, indices, degree):
+    """The in-neighbour of most out-edges (``degree``: of every vertex of the graph) of
+    each local vertex, -1 where it has none: on a graph with hubs, most vertices a pull
+    level finds have theirs in the frontier, one probe."""
+    heads = np.full(indptr.size - 1, -1, np.int64)
+    for v in range(indptr.size - 1):
+        most = -1
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if degree[u] > most:
+                most, heads[v] = degree[u], u
+    return heads
