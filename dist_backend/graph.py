@@ -35,6 +35,10 @@ from .exchange import Exchange
 ALIGN = 64
 #: Entries a message of :meth:`DistGraph.gather_graph` holds at most (MPI counts are int).
 PIECE = 1 << 28
+#: A rank's part of at least this many entries is built by the compiled counting sort
+#: (2.7x SuiteSparse's build on 2 cores at 16.7M), a smaller one by SuiteSparse: loading
+#: the compiled loops takes tenths of a second, which a small part does not repay.
+COUNTING_SORT_MIN = 1 << 20
 
 _WORLD: Exchange | None = None
 
@@ -343,8 +347,8 @@ def _local_rows(received, lo: int, hi: int, n: int):
     ``dst`` and maybe weights) whose sources are ``lo .. hi-1``; parallel edges merged.
 
     Built by the counting sort of a Graph's build (:func:`~lagraph_py.cpu_steps.csr.build_csr`)
-    once the cpu loops are compiled, else by SuiteSparse:GraphBLAS, as
-    :meth:`lagraph_py.Graph.from_edges` does. ``received`` is consumed (its sources made
+    where the part has at least :data:`COUNTING_SORT_MIN` entries and the cpu loops are
+    compiled, else by SuiteSparse:GraphBLAS. ``received`` is consumed (its sources made
     local in place).
     """
     from lagraph_py.compilation import loops_state
@@ -354,7 +358,7 @@ def _local_rows(received, lo: int, hi: int, n: int):
     np.subtract(src, src.dtype.type(lo), out=src)                # local rows
     ids = index_dtypes(n, 0)[1]
     try:
-        if loops_state() != "scipy":
+        if src.size >= COUNTING_SORT_MIN and loops_state() != "scipy":
             from lagraph_py.cpu_steps.csr import build_csr
 
             indptr, indices, weights, _ = build_csr(hi - lo, src, dst, w, True, ids)

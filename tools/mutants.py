@@ -509,6 +509,13 @@ MUTATIONS = (
         "    per_block = (scale - 1) * (_CHUNK // 2)",
         ["tests/test_generate.py::test_quadrant_draws_on_threads_are_those_of_one_pass"]),
     _mutation(
+        "ranks-counting-sort-drops-weights",
+        "a large part of a distributed graph, built by the counting sort, loses its weights",
+        "dist_backend/graph.py",
+        "build_csr(hi - lo, src, dst, w, True, ids)",
+        "build_csr(hi - lo, src, dst, None, True, ids)",
+        ["tests/test_distributed.py::test_constructors_give_the_single_process_graphs"]),
+    _mutation(
         "ranks-bfs-claims-uncounted",
         "CPU ranks' push levels leave the vertices claimed from other ranks out of the "
         "level's edge counts: the direction rule is fed wrong counts (same levels)",

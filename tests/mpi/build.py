@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import lagraph_py as lg
-from dist_backend import DistGraph, world
+from dist_backend import DistGraph, graph, world
 
 
 def whole(D):
@@ -58,6 +58,14 @@ def main(folder: Path):
                       (7, {"directed": True, "edgefactor": 3}), (3, {"edgefactor": 0})]:
         same(DistGraph.kronecker(scale, seed=4, **kw),
              lg.generate.kronecker(scale, seed=4, **kw), f"kronecker {scale} {kw}")
+    # the parts of large graphs, built by the compiled counting sort (parallel edges and
+    # weights merged as SuiteSparse merges them)
+    smallest, graph.COUNTING_SORT_MIN = graph.COUNTING_SORT_MIN, 0
+    for scale, kw in [(9, {"weights": "uniform"}), (8, {"weights": "real", "directed": True}),
+                      (8, {})]:
+        same(DistGraph.kronecker(scale, seed=6, **kw),
+             lg.generate.kronecker(scale, seed=6, **kw), f"counting sort {scale} {kw}")
+    graph.COUNTING_SORT_MIN = smallest
     rng = np.random.default_rng(3)
     for i, (directed, weights) in enumerate([(True, None), (False, "int"), (True, "real")]):
         n = 500
