@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from lagraph_py.algorithms.bfs import ALPHA, BETA
+from lagraph_py.cpu_steps.bfs import PROBE_COST
 from lagraph_py.executor import PULL, PUSH, LevelStats
 
 #: The methods a distributed search runs: the text's rule, or one direction throughout.
@@ -57,6 +58,11 @@ class DirectionRule:
     in-edges / ALPHA; push again once a shrinking frontier holds fewer than n / BETA
     vertices ("auto"); or one direction throughout ("push", "pull").
 
+    Where the ranks can estimate the in-edges a pull level would probe (CPU ranks, as the
+    fused cpu search does: :func:`lagraph_py.cpu_steps.bfs._pull_cost`), a switch to pull
+    takes place only if they are fewer than the frontier's out-edges, which a push level
+    scans; else the level pushes and the rule is weighed again at the next one.
+
     Parameters
     ----------
     method : {"auto", "push", "pull"}
@@ -76,6 +82,9 @@ class DirectionRule:
     >>> rule.record(LevelStats(30, 90, 90))          # shrinking, under n / BETA
     >>> rule.next_level()
     'push'
+    >>> costly = DirectionRule("auto", 1000, 8000, LevelStats(1, 500, 500))
+    >>> costly.switching(), costly.next_level(estimate=900)   # a pull would probe more
+    (True, 'push')
     """
 
     def __init__(self, method: str, n: int, nstored: int, source: LevelStats):
@@ -93,10 +102,18 @@ class DirectionRule:
         return self.direction == PULL or (self.method == "auto" and self.growing and
                                           self.frontier_edges > self.unexplored / ALPHA)
 
-    def next_level(self) -> str:
+    def switching(self) -> bool:
+        """Whether the counts say that the next level switches from push to pull (an
+        estimate of its cost may still keep it pushing: :meth:`next_level`)."""
+        return self.direction == PUSH and self.pulls()
+
+    def next_level(self, estimate: int | None = None) -> str:
         """The direction of the next level (a switch to pull holds until :meth:`record`
-        switches back)."""
-        if self.pulls():
+        switches back). ``estimate``: the in-edges a pull level would probe, where the
+        ranks estimated them for a switch; the switch is made only if a probe each costs
+        less than pushing the frontier's out-edges."""
+        if self.pulls() and not (self.switching() and estimate is not None
+                                 and estimate * PROBE_COST >= self.frontier_edges):
             self.direction = PULL
         return self.direction
 
@@ -115,8 +132,9 @@ class LevelSearch:
     """The level loop of one search on this rank (see the module text). Subclasses give
     ``G`` (the :class:`~.graph.DistGraph`) and the steps below.
 
-    With ``trace`` a list, :meth:`run` appends a row a level: its number, direction and
-    frontier size, and the seconds of its three parts on this rank, ``work`` (the level's
+    With ``trace`` a list, :meth:`run` appends a row a level: its number, direction,
+    frontier size and pull estimate (:meth:`_pull_estimate`; None where none was made),
+    and the seconds of its three parts on this rank, ``work`` (the level's
     own kernels or loops), ``count`` (the global counts: a collective; on GPU ranks it
     carries the new frontier too, and holds the level's one wait for the device) and
     ``publish`` (the new frontier to every rank), measured by :meth:`_clock` marks (host
@@ -134,7 +152,9 @@ class LevelSearch:
         k, marks = 0, []
         while rule.nq:
             k += 1
-            direction, nq, start = rule.next_level(), rule.nq, self._clock()
+            nq, start = rule.nq, self._clock()
+            estimate = self._pull_estimate(rule.frontier_edges) if rule.switching() else None
+            direction = rule.next_level(estimate)
             if direction == PULL:
                 self._pull(k)
             else:
@@ -145,9 +165,11 @@ class LevelSearch:
             if rule.nq:
                 self._publish(rule.nq, as_frontier=rule.pulls())
             if self.trace is not None:
-                marks.append((k, direction, nq, start, worked, counted, self._clock()))
-        for k, direction, nq, *clocks in marks:
-            self.trace.append(dict(level=k, direction=direction, frontier=nq, **{
+                marks.append((k, direction, nq, estimate, start, worked, counted,
+                              self._clock()))
+        for k, direction, nq, estimate, *clocks in marks:
+            self.trace.append(dict(level=k, direction=direction, frontier=nq,
+                                   estimate=estimate, **{
                 part: self._seconds(a, b)
                 for part, a, b in zip(("work", "count", "publish"), clocks, clocks[1:])}))
 
@@ -162,6 +184,13 @@ class LevelSearch:
     def _stats(self) -> LevelStats:
         """The global counts of the frontier this rank's last level made (collective)."""
         raise NotImplementedError
+
+    def _pull_estimate(self, frontier_edges: int) -> int | None:
+        """The in-edges that a pull level from the current frontier (published as a
+        bitmap) would probe over all ranks, estimated where a switch to pull is weighed
+        (collective), or None: no estimate, the counts decide. ``frontier_edges``: the
+        frontier's out-edges (an estimate past them may stop early)."""
+        return None
 
     def _begin(self, *, as_frontier: bool) -> None:
         """Make the source the frontier every rank reads (a bitmap if ``as_frontier``:

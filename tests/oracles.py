@@ -23,7 +23,7 @@ from lagraph_py.graph import Graph
 from lagraph_py.results import BFSResult, MSFResult, SCCResult
 
 __all__ = ["bfs_levels", "bfs_tree", "check_bfs_parents", "reference_directions",
-           "bfs_directions", "kruskal", "scc_labels", "scc", "graphs"]
+           "pull_estimate", "bfs_directions", "kruskal", "scc_labels", "scc", "graphs"]
 
 
 # ---------------------------------------------------------------------- references
@@ -80,15 +80,19 @@ def check_bfs_parents(G: Graph, source: int, parent) -> None:
     assert not wrong.any(), f"parent not one level up for v = {child[wrong][:5]}"
 
 
-def reference_directions(method, n, nstored, stats):
+def reference_directions(method, n, nstored, stats, estimates=None):
     """The text's rule (lagraph_py.algorithms.bfs), transcribed: the direction of each
-    level, given the counts of the source and then of each level's new frontier."""
+    level, given the counts of the source and then of each level's new frontier; with
+    ``estimates`` (the probes a pull would make, one a level, None where not estimated),
+    a switch to pull is made only where the level's estimate is below the frontier's
+    out-edges (the distributed CPU ranks' rule)."""
     unexplored = nstored - stats[0].visited_in_edges
     nq, fe = stats[0].nq, stats[0].frontier_edges
     pulling, growing, out = method == "pull", True, []
-    for s in stats[1:]:
+    for i, s in enumerate(stats[1:]):
         if method == "auto" and not pulling and growing and fe > unexplored / ALPHA:
-            pulling = True
+            estimate = None if estimates is None else estimates[i]
+            pulling = estimate is None or estimate < fe
         out.append("pull" if pulling else "push")
         unexplored -= s.visited_in_edges
         if method == "auto" and pulling:
@@ -100,10 +104,11 @@ def reference_directions(method, n, nstored, stats):
     return out
 
 
-def bfs_directions(G: Graph, level, method: str) -> list[str]:
+def bfs_directions(G: Graph, level, method: str, estimates=None) -> list[str]:
     """The direction the text's rule gives each level of a BFS whose levels are
     ``level``, fed their true counts: each level's vertices, their out-edges and their
-    in-edges (the source's first, the last level's empty frontier last)."""
+    in-edges (the source's first, the last level's empty frontier last); ``estimates``
+    as :func:`reference_directions` takes them."""
     A = G.to_scipy()
     out, into = np.diff(A.indptr), np.bincount(A.indices, minlength=G.n)
     level = np.asarray(level)
@@ -111,7 +116,40 @@ def bfs_directions(G: Graph, level, method: str) -> list[str]:
     for k in range(int(level.max(initial=0)) + 2):
         mask = level == k
         stats.append(LevelStats(int(mask.sum()), int(out[mask].sum()), int(into[mask].sum())))
-    return reference_directions(method, G.n, G.nstored, stats)
+    return reference_directions(method, G.n, G.nstored, stats, estimates)
+
+
+def pull_estimate(G: Graph, level, k: int, bounds) -> int:
+    """The probes that the CPU ranks (ranges ``bounds``) estimate a pull level ``k`` of a
+    BFS with levels ``level`` to make, in plain Python: on each range, the vertices
+    ``lo + (2 i + 1) * m // (2 * samples)`` (``m`` the range's size, ``samples`` =
+    ``min(1024, m // 16 + 1)``) that are unvisited before level ``k`` and have in-edges
+    probe their in-neighbour of most out-edges (the first such in ascending order), then
+    their in-neighbours in ascending order, to the first in level ``k - 1`` (a probe
+    more than its position) or to the end (a probe more than their count); the sum,
+    scaled by ``m // samples`` rounding down, plus ``m // 8``, summed over the ranges."""
+    A = G.to_scipy()
+    T = A.T.tocsr()
+    T.sort_indices()
+    out = np.diff(A.indptr)
+    total = 0
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        m = int(hi - lo)
+        samples = min(1024, m // 16 + 1)
+        probes = 0
+        for i in range(samples if m else 0):
+            u = int(lo) + (2 * i + 1) * m // (2 * samples)
+            ins = T.indices[T.indptr[u]:T.indptr[u + 1]].tolist()
+            if not ins or 0 <= level[u] < k:
+                continue
+            head = max(ins, key=lambda w: (out[w], -w))
+            if level[head] == k - 1:
+                probes += 1
+                continue
+            hits = [j for j, w in enumerate(ins) if level[w] == k - 1]
+            probes += (hits[0] + 2) if hits else len(ins) + 1
+        total += probes * m // samples + m // 8
+    return total
 
 
 def kruskal(G: Graph) -> MSFResult:

@@ -39,15 +39,23 @@ level_counts = st.builds(LevelStats, st.integers(0, 5000), st.integers(0, 50000)
 
 
 @given(st.sampled_from(["auto", "push", "pull"]), st.integers(1, 100000),
-       st.lists(level_counts, min_size=2, max_size=30))
-def test_direction_rule_follows_the_text(method, n, stats):
+       st.lists(level_counts, min_size=2, max_size=30), st.booleans(), st.data())
+def test_direction_rule_follows_the_text(method, n, stats, estimated, data):
+    # with pull estimates (the CPU ranks'), a switch to pull is made only below the
+    # frontier's out-edges; the rule asks for one only where it would switch
     nstored = sum(s.visited_in_edges for s in stats) + n
+    estimates = data.draw(st.lists(st.integers(0, 60000), min_size=len(stats) - 1,
+                                   max_size=len(stats) - 1)) if estimated else None
     rule = DirectionRule(method, n, nstored, stats[0])
-    got = []
-    for s in stats[1:]:
-        got.append(rule.next_level())
+    got, asked = [], []
+    for i, s in enumerate(stats[1:]):
+        switching = rule.switching()
+        asked.append(switching)
+        got.append(rule.next_level(estimates[i] if estimated and switching else None))
         rule.record(s)
-    assert got == reference_directions(method, n, nstored, stats)
+    assert got == reference_directions(method, n, nstored, stats, estimates)
+    if method != "auto":
+        assert not any(asked)
 
 
 def test_direction_rule_switches_at_the_thresholds():

@@ -524,6 +524,22 @@ MUTATIONS = (
         "            parent[v], level[v] = parents[i], k",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
+        "ranks-pull-estimate-reads-unvisited",
+        "CPU ranks' pull estimate samples the visited vertices instead of the unvisited: "
+        "a switch to pull is weighed against the wrong cost (same levels)",
+        "dist_backend/bfs_steps.py",
+        "self.level >= 0, samples, frontier_edges)",
+        "self.level < 0, samples, frontier_edges)",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
+        "ranks-pull-estimate-inverted",
+        "the distributed direction rule pulls where the estimate says a pull costs more",
+        "dist_backend/bfs_rule.py",
+        "and estimate * PROBE_COST >= self.frontier_edges",
+        "and estimate * PROBE_COST < self.frontier_edges",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors",
+         "tests/test_distributed_rules.py::test_direction_rule_follows_the_text"]),
+    _mutation(
         "shared-gpu-gather-not-copied-back",
         "ranks sharing a GPU gather on the host but never copy the result to the device",
         "dist_backend/nccl.py",

@@ -16,9 +16,11 @@ from dist_backend import DistGraph, DistributedExecutor
 from lagraph_py.cpu import CpuExecutor
 
 sys.path.insert(0, sys.argv[1])                # the tests folder: oracles.py
-from oracles import bfs_directions, check_bfs_parents  # noqa: E402
+from oracles import bfs_directions, check_bfs_parents, pull_estimate  # noqa: E402
 
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+#: The directions that the CPU ranks' pull estimates chose (both must have been run).
+ESTIMATED = set()
 
 
 def graphs(rng):
@@ -63,8 +65,10 @@ def main():
                             ref = lg.bfs(G, s, backend=CpuExecutor())
                             assert np.array_equal(level, ref.level), f"{where}: bfs levels"
                             if trace:               # the rule fed the right global counts
+                                estimates = [t["estimate"] for t in trace]
                                 assert [t["direction"] for t in trace] == bfs_directions(
-                                    G, ref.level, method), f"{where}: bfs directions"
+                                    G, ref.level, method, estimates), f"{where}: directions"
+                                _check_estimates(G, ref.level, D.bounds, trace, where)
                             got = lg.BFSResult(s, level, parent)
                             lg.validate.bfs(G, s, got)
                             check_bfs_parents(G, s, parent)
@@ -85,7 +89,24 @@ def main():
                 assert np.array_equal(labels, lg.scc(G, backend=CpuExecutor()).labels), \
                     f"{where}: scc labels"
     if DistGraph.from_graph(lg.generate.grid(2, 2)).rank == 0:
+        assert ESTIMATED == {"push", "pull"}, ESTIMATED
         print("agree: every result equal")
+
+
+def _check_estimates(G, level, bounds, trace, where):
+    """Each pull estimate in ``trace`` is :func:`oracles.pull_estimate`'s, where that is
+    below the frontier's out-edges (the level's sample may stop once past them: then
+    both are at least those)."""
+    out = np.diff(G.to_scipy().indptr)
+    for row in trace:
+        if row["estimate"] is None:
+            continue
+        k = row["level"]
+        edges = int(out[level == k - 1].sum())
+        want = pull_estimate(G, level, k, bounds)
+        assert min(row["estimate"], edges) == min(want, edges), \
+            f"{where}: pull estimate of level {k}: {row['estimate']}, plain {want}"
+        ESTIMATED.add(row["direction"])
 
 
 class Primitives(DistributedExecutor):
