@@ -10,8 +10,9 @@ the rule are :mod:`.bfs_rule`'s, shared with the GPU ranks):
   bytes), up to date as of the level before;
 - a **push** level scans the out-edges of the rank's frontier; an unvisited target of
   its own range is visited at once, one of another range is marked in the bitmap (so it
-  is sent once) and sent with its parent to its rank (one all-to-all), which keeps the
-  first parent it gets for a vertex still unvisited;
+  is sent once) and sent with its parent to its rank (one all-to-all of (target,
+  parent) pairs; none on one rank), which keeps the first parent it gets for a vertex
+  still unvisited;
 - a **pull** level scans the in-edges of the rank's unvisited vertices and stops at the
   first one in the frontier, read from a bitmap of the whole frontier, trying first the
   vertex's in-neighbour of most out-edges (found once per graph, cached with it): on a
@@ -76,7 +77,7 @@ class _Search(LevelSearch):
         self.frontier_bits = np.zeros(nbytes, np.uint8)
         self.level = np.full(G.nlocal, -1, np.int64)
         self.parent = np.full(G.nlocal, -1, np.int64)
-        self.out_degree = np.diff(G.indptr)
+        self.out_degree = G._cached("bfs.out_degree", lambda: np.diff(G.indptr))
         self.frontier = np.empty(0, np.int64)
         if G.lo <= s < G.hi:
             self.level[s - G.lo], self.parent[s - G.lo] = 0, s
@@ -84,7 +85,8 @@ class _Search(LevelSearch):
         _set_bits(self.visited, np.array([s]))
         if method in ("auto", PULL):
             self.in_ptr, self.in_ind = G.in_rows()
-            self.in_degree = np.diff(self.in_ptr)
+            self.in_degree = self.out_degree if self.in_ptr is G.indptr else G._cached(
+                "bfs.in_degree", lambda: np.diff(self.in_ptr))
             self.heads = G._cached("bfs.heads", lambda: _hubs(
                 self.in_ptr, self.in_ind, G.out_degree()))            # (collective once)
         else:
@@ -103,14 +105,16 @@ class _Search(LevelSearch):
         G, degrees = self.G, (self.out_degree, self.in_degree, self.edges)
         self.unvisited = None
         self.edges[:] = 0
-        own, dest, targets, parents = _push_level(
-            *as_unsigned(G.indptr), G.indices, G.lo, G.hi, self.frontier, self.visited, self.parent,
-            self.level, k, self.step, self.ex.size, *degrees)
-        order = np.argsort(dest, kind="stable")
-        counts = np.bincount(dest, minlength=self.ex.size)
-        (targets, parents), _ = self.ex.alltoallv([targets[order], parents[order]], counts)
-        self.frontier = np.concatenate([own, _claim(targets - G.lo, parents, self.parent,
-                                                    self.level, k, *degrees)])
+        own, dest, sends = _push_level(
+            *as_unsigned(G.indptr), G.indices, G.lo, G.hi, self.frontier, self.visited,
+            self.parent, self.level, k, self.step, self.ex.size, *degrees)
+        if self.ex.size > 1:            # (target, parent) pairs, one message a rank
+            order = np.argsort(dest, kind="stable")
+            counts = 2 * np.bincount(dest, minlength=self.ex.size)
+            (pairs,), _ = self.ex.alltoallv([sends[order].ravel()], counts)
+            own = np.concatenate([own, _claim(pairs[0::2] - G.lo, pairs[1::2], self.parent,
+                                              self.level, k, *degrees)])
+        self.frontier = own
         if self.frontier.size >= SORTED_FRONTIER:
             self.frontier.sort()
 
@@ -188,7 +192,7 @@ def _push_level(indptr, indices, lo, hi, frontier, visited, parent, level, k, st
                 out_degree, in_degree, edges):
     """Expand the frontier's out-edges: unvisited targets of this range are visited
     (returned as local offsets, their edges added to ``edges``); others are marked and
-    returned with their rank and parent, to be sent.
+    returned with their rank, as (target, parent) rows, to be sent.
 
     The loops of this module take the row pointers as unsigned (the ids stay signed):
     numba then indexes the edges without a test for a negative index (Kronecker 22,
@@ -198,8 +202,7 @@ def _push_level(indptr, indices, lo, hi, frontier, visited, parent, level, k, st
         total += indptr[f + 1] - indptr[f]
     own = np.empty(total, np.int64)
     dest = np.empty(total, np.int64)
-    targets = np.empty(total, np.int64)
-    parents = np.empty(total, np.int64)
+    sends = np.empty((total, 2), np.int64)
     nown = nsend = 0
     for f in frontier:
         u = f + lo
@@ -215,9 +218,9 @@ def _push_level(indptr, indices, lo, hi, frontier, visited, parent, level, k, st
                 nown += 1
             else:
                 dest[nsend] = min(v // step, ranks - 1)
-                targets[nsend], parents[nsend] = v, u
+                sends[nsend, 0], sends[nsend, 1] = v, u
                 nsend += 1
-    return own[:nown], dest[:nsend], targets[:nsend], parents[:nsend]
+    return own[:nown], dest[:nsend], sends[:nsend]
 
 
 @njit(cache=True, nogil=True)
