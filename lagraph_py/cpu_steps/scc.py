@@ -370,8 +370,11 @@ def _csr(G) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _search_pays(G) -> bool:
-    """Whether the forward-backward search runs on ``G`` (see :data:`SEARCH_DEGREE`)."""
-    return G.nstored >= SEARCH_DEGREE * G.n and has_hubs(G)
+    """Whether the forward-backward search runs on ``G`` (see :data:`SEARCH_DEGREE`;
+    cached with ``G``: the degrees' maxima are a pass over the vertices, which the memory
+    estimate before each call would repeat)."""
+    return G._cached("cpu.scc.search",
+                     lambda: G.nstored >= SEARCH_DEGREE * G.n and has_hubs(G))
 
 
 class SccSteps:
@@ -455,7 +458,7 @@ class SccSteps:
         >>> ex.to_dense(ex.strong_components(G), -1).tolist()
         [0, 1, 0, 1, 4]
         """
-        search = G._cached("cpu.scc.search", lambda: _search_pays(G))
+        search = _search_pays(G)
         like = _UINT32 if G.n <= _UINT32_VERTICES else _UINT64
         return HostVector.dense(_strong_components(
             *_csr(G), *_csr(G.transpose() if search else G), search, like,
