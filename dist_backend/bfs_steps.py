@@ -125,8 +125,9 @@ class _Search(LevelSearch):
             self.unvisited = todo[:_unvisited(self.level, self.in_degree, todo)]
         self.edges[:] = 0
         nnew, nleft = _pull_level(
-            *as_unsigned(self.in_ptr), self.in_ind, self.heads, self.unvisited, self.frontier_bits,
-            self.parent, self.level, k, self.out_degree, self.in_degree, self.edges, found)
+            *as_unsigned(self.in_ptr), self.in_ind, self.heads, self.unvisited,
+            self.frontier_bits, self.parent, self.level, k, self.out_degree, self.in_degree,
+            self.edges, found)
         self.frontier, self.unvisited = found[:nnew], self.unvisited[:nleft]
 
     def _pull_estimate(self, frontier_edges: int) -> int:
