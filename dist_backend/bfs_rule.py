@@ -1,5 +1,6 @@
-"""The host side of a distributed BFS, shared by CPU and GPU ranks: the level loop, the
-text's direction rule on global counts, and the form in which a frontier travels.
+"""The host side of a distributed BFS: the level loop of CPU ranks, the text's direction
+rule on global counts (which GPU ranks apply on the device, ``rank_rule`` of gpu_backend's
+``bfs.cu``), and the form in which a frontier travels between CPU ranks.
 
 :class:`LevelSearch` runs the levels of one search on every rank together. A subclass
 gives the level in each direction (``_push``, ``_pull``: the rank's own work, against the
@@ -26,6 +27,22 @@ from lagraph_py.executor import PULL, PUSH, LevelStats
 
 #: The methods a distributed search runs: the text's rule, or one direction throughout.
 METHODS = ("auto", PUSH, PULL)
+
+
+def check_method(method: str) -> None:
+    """Raise ValueError unless a distributed search runs ``method``.
+
+    Examples
+    --------
+    >>> check_method("auto")
+    >>> check_method("queue")
+    Traceback (most recent call last):
+    ...
+    ValueError: method must be one of ('auto', 'push', 'pull') on distributed ranks, got 'queue'
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS} on distributed ranks, "
+                         f"got {method!r}")
 
 
 def id_dtype(n: int) -> np.dtype:
@@ -88,9 +105,7 @@ class DirectionRule:
     """
 
     def __init__(self, method: str, n: int, nstored: int, source: LevelStats):
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS} on distributed ranks, "
-                             f"got {method!r}")
+        check_method(method)
         self.method, self.n = method, n
         self.nq, self.frontier_edges = source.nq, source.frontier_edges
         self.unexplored = nstored - source.visited_in_edges
@@ -134,12 +149,10 @@ class LevelSearch:
 
     With ``trace`` a list, :meth:`run` appends a row a level: its number, direction,
     frontier size and pull estimate (:meth:`_pull_estimate`; None where none was made),
-    and the seconds of its three parts on this rank, ``work`` (the level's
-    own kernels or loops), ``count`` (the global counts: a collective; on GPU ranks it
-    carries the new frontier too, and holds the level's one wait for the device) and
-    ``publish`` (the new frontier to every rank), measured by :meth:`_clock` marks (host
-    clocks on CPU ranks, CUDA events on GPU ranks). A part includes any wait for a slower
-    rank.
+    and the seconds of its three parts on this rank, ``work`` (the level's own loops),
+    ``count`` (the global counts: a collective) and ``publish`` (the new frontier to every
+    rank), by the host's clock. A part includes any wait for a slower rank. (The GPU
+    ranks' search, :mod:`.gpu_bfs_steps`, gives rows of the same keys.)
     """
 
     G = None

@@ -1,31 +1,33 @@
-"""The whole BFS as one group step on GPU ranks: two kernels a level, one exchange.
+"""The whole BFS as one group step on GPU ranks: a launch and an exchange a level, decided
+on the device.
 
-The ranks split the vertices as CPU ranks do (:mod:`.bfs_steps`), and run the same level
-loop and direction rule (:mod:`.bfs_rule`) with each rank's work on its GPU. A rank keeps
-there, besides its range's status array (the level of each vertex, Enterprise's), levels
-and parents:
+The ranks split the vertices as CPU ranks do (:mod:`.bfs_steps`) and follow the same
+direction rule on global counts (:class:`~.bfs_rule.DirectionRule`), but no host decides
+a level. A level is one cooperative launch of ``rank_level`` (gpu_backend's ``bfs.cu``,
+its ranks' section) and one NCCL group:
 
-- the in-edges of its vertices (:meth:`~.graph.DistGraph.in_rows`, global ids): a
-  **pull** level is a thread per unvisited vertex of the range that stops at its first
-  in-neighbour in the frontier, read from a bitmap of the whole frontier (``n`` bits;
-  kernel ``pull_bits``);
-- the edges into its vertices as rows of every vertex
-  (:meth:`~.graph.DistGraph.column_block`): a **push** level expands the whole frontier,
-  a list of global ids, over these rows with the gpu executor's ``push_balanced`` (the
-  level's edges split evenly over the threads), so every vertex it reaches is the
-  rank's own and no message goes to another rank.
+- the rule, by one thread: the counters that every rank gathered after the last level
+  (the new frontier's size, out- and in-edges) summed and recorded, alike on every rank,
+  in the search's state words on the device; the level's direction; the level's frontier
+  size, direction and whether the search is over written to pinned host memory;
+- a **push** level lists the frontier from its bitmap with each vertex's out-degree in
+  the rank's column block (:meth:`~.graph.DistGraph.column_block`: the edges into the
+  rank's vertices, as rows of every vertex), sums the degrees in place and splits the
+  level's edges evenly over the threads (each finds its edge's source by binary search, as
+  the gpu executor's ``push_balanced`` does): every vertex it reaches is the rank's own,
+  no message;
+- a **pull** level is a thread per unvisited vertex of the range that stops at its first
+  in-neighbour (:meth:`~.graph.DistGraph.in_rows`, global ids) whose bit is set in the
+  frontier bitmap;
+- then the range's words of the new frontier's bitmap, and its counters;
+- the NCCL group all-gathers the counters and the ranges' bitmap words (in place).
 
-After either, the gpu executor's ``compact_status`` lists the range's new frontier,
-counts its out- and in-edges and writes its bitmap into the range's words of the frontier
-bitmap. Between levels, one NCCL group of all-gathers: three counters per rank, which
-the host reads (the level's one sync: the rule's global counts and each rank's share),
-and the new frontier, before anyone knows its size. No rank can have found more new
-vertices than the frontier had out-edges: where the slots of that many ids for every
-rank are smaller than the bitmap of the graph (:func:`~.bfs_rule.sends_ids`), each rank's
-list goes in its slot, and the host then puts the lists end to end (a device copy a
-rank); else the ranges' words of the bitmap go, in place. A pull after a list sets the
-bitmap from it (``ids_bits``); a push after a bitmap lists it (the gpu executor's
-``bits_queue``).
+So that its size is known before the level runs, the frontier always travels as the
+bitmap of the graph (``n / 8`` bytes over all ranks; Kronecker 26, 8 MB: 35 µs on two
+H200 GPUs over NVLink). The host enqueues level ``k``, waits only until the device has
+decided it (its host words), and then enqueues its exchange and level ``k + 1`` while
+level ``k`` runs: the device never waits for the host, and the first level that finds
+no frontier ends the search on every rank alike, with no exchange.
 
 The levels are the single-process executors' (a level set does not depend on the
 direction); each parent is a frontier vertex with an edge to its child.
@@ -33,23 +35,37 @@ direction); each parent is a frontier vertex with an edge to its child.
 
 from __future__ import annotations
 
+import struct
+
 import cupy as cp
 import numpy as np
 from cupy.cuda import nccl
 
 from gpu_backend import _module
-from lagraph_py.executor import LevelStats
+from lagraph_py.algorithms.bfs import ALPHA, BETA
 
-from .bfs_rule import LevelSearch, sends_ids
+from .bfs_rule import METHODS, check_method
 from .graph import DistGraph
 
 #: Largest vertex id or entry count kept in int32 device arrays; past it, on any rank,
 #: every rank's arrays are int64 (the kernels' other instantiation).
 INT32_TOP = np.iinfo(np.int32).max
 _UNVISITED = -1                 # bfs.cu UNV: the status of a vertex not reached yet
-_NO_HUBS = np.iinfo(np.int64).max   # a hub degree no vertex reaches (no hub cache)
-_PREFIX_ONE_BLOCK = 1 << 14     # frontiers up to this long get their degree prefix in one
-                                # block (as the gpu executor's push_balanced level)
+_RING = 4                       # bfs.cu RANK_RING: rows of host words, by level mod _RING
+_STATE = 6                      # bfs.cu RS_WORDS: the search's state words
+#: The fields of bfs.cu's RankLevel, in order: its arrays' addresses and integers, and the
+#: two floating-point factors of the rule.
+_LEVEL_FIELDS = ("state", "gathered", "counters", "qcount", "rows", "bits", "own_bits",
+                 "words", "col_ptr", "col_ind", "in_ptr", "in_ind", "out_ptr", "queue", "degs",
+                 "totals", "bar", "st", "pv", "n", "nstored", "lo", "nlocal", "ranks",
+                 "method", "alpha", "beta")
+_LEVEL_FORMAT = "=" + "q" * (len(_LEVEL_FIELDS) - 2) + "dd"
+#: Threads a block of rank_level (its launch bounds: three blocks a multiprocessor at 40
+#: registers a thread; fewer blocks meet at each grid barrier than with more, smaller ones).
+_BLOCK = 512
+#: Polls of the host words between checks that the stream still has work (else the level
+#: can never be decided: the device failed).
+_POLLS = 1 << 12
 
 
 class GpuBfsSteps:
@@ -57,22 +73,25 @@ class GpuBfsSteps:
     :class:`~.nccl.GpuRanksExecutor`)."""
 
     def bfs_search(self, G: DistGraph, source, method, levels, parents, trace=None):
-        """The group step; ``trace``: a list to append a row a level to (see
-        :class:`~.bfs_rule.LevelSearch`)."""
+        """The group step; ``trace``: a list to append a row a level to, as
+        :class:`~.bfs_rule.LevelSearch` does (``publish`` is 0: the frontier travels
+        with the counts, in ``count``)."""
+        check_method(method)
         blocks = G._cached(f"{self.name}.bfs", lambda: DeviceBlocks(G))
-        search = _GpuSearch(G, blocks, int(source), self.data, self.local.block)
-        search.trace = trace
-        search.run(method)
-        return (search.level if levels else None), (search.parent if parents else None)
+        search = _GpuSearch(G, blocks, int(source), self.data.comm, METHODS.index(method),
+                            parents)
+        search.run(trace)
+        return (search.st.astype(np.int64) if levels else None), search.parent
 
 
 class DeviceBlocks:
-    """A rank's part of a graph as the BFS kernels read it, on its GPU (cached with the
+    """A rank's part of a graph as the BFS kernel reads it, on its GPU (cached with the
     graph): its rows' pointers (out-degrees), its in-edges, its column block, all of one
     index type ``I`` on every rank (int64 where any rank's entries or ``n`` need it), and
-    the scratch of a search: the frontier list (global ids), the new frontier of the
-    range, every rank's new frontier in slots, the degree prefix of a push, the bitmap of
-    the whole frontier (whole words of each range, end to end) and the counters."""
+    the scratch of a search: the bitmap of the whole frontier (whole words of each range,
+    end to end), a push level's queue and degree sums, the counters and what every rank
+    gathered of them, the state words, the host words of the levels (pinned) and the grid
+    barrier."""
 
     def __init__(self, G: DistGraph):
         exchange = G.exchange
@@ -93,140 +112,110 @@ class DeviceBlocks:
         self.col_ptr, self.col_ind = device(col_ptr), device(col_ind)
         # vertices and words of every range (a multiple of 64 vertices, or all of them on
         # rank 0); the last range may be shorter
-        self.step = max(int(G.bounds[1] - G.bounds[0]), 1)
-        self.range_words = -(-self.step // 32)
+        self.range_words = -(-max(int(G.bounds[1] - G.bounds[0]), 1) // 32)
         self.bits = cp.zeros(self.range_words * exchange.size, np.uint32)
-        self.queue = cp.empty(G.n, I)                              # the whole frontier
-        self.new = cp.empty(self.step, I)                          # the range's new one
-        self.slots = cp.empty(self.step * exchange.size, I)        # every rank's, in slots
-        self.prefix = cp.empty(G.n, np.int64)
-        self.counters = cp.zeros(3, np.uint64)                     # nq, out-, in-edges
-        self.gathered = cp.empty(3 * exchange.size, np.uint64)
-        self.counter = cp.zeros(1, np.uint64)                      # bits_queue's length
+        self.queue = cp.empty(G.n, I)
+        self.degs = cp.empty(G.n, np.int64)
+        self.start, self.kernel = _module.kernel("rank_start", I), _module.kernel("rank_level", I)
+        self.grid = _module.resident_blocks(self.kernel, 1 << 20, _BLOCK)
+        self.totals = cp.empty(self.grid, np.int64)
+        self.bar = cp.zeros(4, np.uint32)
+        self.counters = cp.zeros(3, np.uint64)
+        self.gathered = cp.zeros(3 * exchange.size, np.uint64)
+        self.qcount = cp.zeros(2, np.uint64)                       # by level parity
+        self.state = cp.zeros(2 * _STATE, np.int64)                # by level parity
+        memory = cp.cuda.alloc_pinned_memory(8 * 4 * _RING)
+        self.rows = np.frombuffer(memory, np.int64, 4 * _RING).reshape(_RING, 4)
+        self._memory = memory                                      # keeps the rows alive
 
 
-class _GpuSearch(LevelSearch):
-    """One search on this rank: the status, levels and parents of its range (device),
-    and which form of the frontier is up to date (``"ids"``: ``queue``, ``"bits"``:
-    ``bits``)."""
+class _GpuSearch:
+    """One search on this rank: the status of its range (the levels: -1 where unvisited),
+    its parents (device; None unless ``parents``), and the argument of its launches."""
 
-    def __init__(self, G: DistGraph, blocks: DeviceBlocks, s: int, data, block: int):
-        self.G, self.b, self.block = G, blocks, block
-        self.comm, self.id_type = data.comm, data.type_of(blocks.I)
-        self.rank, self.size = G.rank, G.exchange.size
-        self.st = cp.full(G.nlocal, _UNVISITED, np.int32)
-        self.level = cp.full(G.nlocal, -1, np.int64)
-        self.parent = cp.full(G.nlocal, -1, np.int64)
-        first = np.zeros(3, np.uint64)
-        if G.lo <= s < G.hi:
-            v = s - G.lo
-            self.st[v], self.level[v], self.parent[v] = 0, 0, s
-            in_ptr = G.in_rows()[0]
-            first[:] = 1, G.indptr[v + 1] - G.indptr[v], in_ptr[v + 1] - in_ptr[v]
-        blocks.counters.set(first)
-        blocks.queue[0] = s
-        self.form, self.shares, self.last, self.sent, self.slot = "ids", None, None, None, 0
+    def __init__(self, G: DistGraph, blocks: DeviceBlocks, s: int, comm, method: int,
+                 parents: bool):
+        self.G, self.b, self.comm, self.s = G, blocks, comm, s
+        self.rank = G.rank
+        self.st = cp.empty(G.nlocal, np.int32)
+        self.parent = cp.empty(G.nlocal, np.int64) if parents else None
+        b = blocks
+        fields = dict(
+            state=b.state, gathered=b.gathered, counters=b.counters, qcount=b.qcount,
+            rows=b.rows.ctypes.data, bits=b.bits,
+            own_bits=b.bits.data.ptr + 4 * b.range_words * self.rank, words=b.bits.size,
+            col_ptr=b.col_ptr, col_ind=b.col_ind, in_ptr=b.in_ptr, in_ind=b.in_ind,
+            out_ptr=b.out_ptr, queue=b.queue, degs=b.degs, totals=b.totals, bar=b.bar,
+            st=self.st, pv=0 if self.parent is None else self.parent, n=G.n,
+            nstored=G.nstored, lo=G.lo, nlocal=G.nlocal, ranks=G.exchange.size,
+            method=method, alpha=float(ALPHA), beta=float(BETA))
+        self.args = struct.pack(_LEVEL_FORMAT, *(
+            x.data.ptr if isinstance(x, cp.ndarray) else x
+            for x in (fields[f] for f in _LEVEL_FIELDS)))
 
     @property
     def _stream(self) -> int:
         return cp.cuda.get_current_stream().ptr
 
-    def _clock(self):
-        if self.trace is None:
+    def _exchange(self, *, bits: bool = True) -> None:
+        """Every rank's counters and (``bits``) every range's words of the frontier bitmap
+        to every rank: one NCCL group."""
+        b = self.b
+        nccl.groupStart()
+        self.comm.allGather(b.counters.data.ptr, b.gathered.data.ptr, 3, nccl.NCCL_UINT64,
+                            self._stream)
+        if bits:
+            self.comm.allGather(b.bits.data.ptr + 4 * b.range_words * self.rank,
+                                b.bits.data.ptr, b.range_words, nccl.NCCL_INT32,
+                                self._stream)
+        nccl.groupEnd()
+
+    def _decided(self, k: int) -> tuple[int, int, int]:
+        """Level ``k``'s host words once the device has written them: the frontier's size,
+        whether the level pulls, whether the search is over."""
+        row, stream = self.b.rows[k % _RING], cp.cuda.get_current_stream()
+        polls = 0
+        while row[3] != k:
+            polls += 1
+            if polls % _POLLS == 0 and stream.done and row[3] != k:   # idle: never written
+                stream.synchronize()                    # the device's error, if any
+                raise RuntimeError(f"level {k} of a BFS did not run on rank {self.rank}")
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def run(self, trace: list | None) -> None:
+        """Levels until one finds no frontier; with ``trace``, a row a level appended."""
+        b, G = self.b, self.G
+        b.rows[:] = 0                    # (the last search's rows end in levels it ran)
+        b.start((_module.grid_for(max(G.nlocal, b.bits.size), _BLOCK, 8),), (_BLOCK,),
+                (self.args, self.s))
+        self._exchange(bits=False)       # the source's counts (every rank set its bit)
+        k, marks = 0, []
+        while True:
+            k += 1
+            start = self._clock(trace)
+            b.kernel((b.grid,), (_BLOCK,), (self.args, np.int32(k)), cooperative=True)
+            worked = self._clock(trace)
+            nq, pull, done = self._decided(k)
+            if done:
+                break
+            self._exchange()
+            marks.append((k, "pull" if pull else "push", nq, start, worked,
+                          self._clock(trace)))
+        if trace is not None:
+            for level, direction, nq, start, worked, exchanged in marks:
+                trace.append(dict(level=level, direction=direction, frontier=nq,
+                                  estimate=None, work=_seconds(start, worked),
+                                  count=_seconds(worked, exchanged), publish=0.0))
+
+    @staticmethod
+    def _clock(trace):
+        if trace is None:
             return None
         event = cp.cuda.Event()
         event.record()
         return event
 
-    def _seconds(self, start, end) -> float:
-        end.synchronize()
-        return cp.cuda.get_elapsed_time(start, end) / 1e3
 
-    # ------------------------------------------------------------------ exchanges
-    def _stats(self) -> LevelStats:
-        b, G = self.b, self.G
-        # The new frontier goes with the counters, in one NCCL group (one launch, one
-        # wait): each rank's list in a slot as long as the frontier's out-edges (no rank
-        # can have found more), or the bitmap where all those slots would be larger.
-        self.sent = None
-        if self.last is not None:
-            self.slot = min(self.last.frontier_edges, b.step)
-            self.sent = "ids" if sends_ids(self.slot * self.size, G.n) else "bits"
-        if self.sent == "ids":
-            cp.add(b.new[:self.slot], b.I.type(G.lo), out=b.new[:self.slot])  # global ids
-        nccl.groupStart()
-        self.comm.allGather(b.counters.data.ptr, b.gathered.data.ptr, 3, nccl.NCCL_UINT64,
-                            self._stream)
-        if self.sent == "ids":
-            self.comm.allGather(b.new.data.ptr, b.slots.data.ptr, self.slot, self.id_type,
-                                self._stream)
-        elif self.sent == "bits":
-            self.comm.allGather(b.bits.data.ptr + 4 * b.range_words * self.rank,
-                                b.bits.data.ptr, b.range_words, nccl.NCCL_INT32, self._stream)
-        nccl.groupEnd()
-        counts = b.gathered.get().reshape(self.size, 3).astype(np.int64)   # sync: one a level
-        b.counters.data.memset_async(0, b.counters.nbytes)
-        self.shares = counts[:, 0]
-        self.last = LevelStats(*(int(x) for x in counts.sum(axis=0)))
-        return self.last
-
-    def _begin(self, *, as_frontier: bool) -> None:
-        """The source is the frontier list already (``queue[0]``)."""
-
-    def _publish(self, nq: int, *, as_frontier: bool) -> None:
-        """The frontier came with the counts: a list's slots put end to end."""
-        b, item = self.b, self.b.I.itemsize
-        self.form = self.sent
-        if self.sent == "bits":
-            return
-        at = 0
-        for r in np.flatnonzero(self.shares):
-            count = int(self.shares[r])
-            (b.queue.data + at * item).copy_from_device_async(
-                b.slots.data + int(r) * self.slot * item, count * item)
-            at += count
-
-    # ------------------------------------------------------------------ one level
-    def _push(self, k: int) -> None:
-        b, I, bl = self.b, self.b.I, self.block
-        nq = self.last.nq
-        if self.form == "bits":
-            b.counter.data.memset_async(0, b.counter.nbytes)
-            _module.kernel("bits_queue", I)((_module.grid_for(b.bits.size, bl, 8),), (bl,),
-                                            (b.bits, b.bits.size, b.queue, b.counter))
-        if nq <= _PREFIX_ONE_BLOCK:
-            _module.kernel("queue_prefix", I)((1,), (1024,), (b.col_ptr, b.queue, nq, b.prefix))
-        else:
-            _module.kernel("queue_degrees", I)((_module.grid_for(nq, bl),), (bl,),
-                                               (b.col_ptr, b.queue, nq, b.prefix))
-            cp.cumsum(b.prefix[:nq], out=b.prefix[:nq])
-        # the frontier's out-edges bound those into this range: the grid, with no sync
-        edges = max(self.last.frontier_edges, 1)
-        _module.kernel("push_balanced", I)(
-            (_module.grid_for(edges, bl),), (bl,),
-            (b.col_ptr, b.col_ind, b.queue, b.prefix, nq) + self._visit(k))
-        self._compact(k)
-
-    def _pull(self, k: int) -> None:
-        b, I, bl = self.b, self.b.I, self.block
-        if self.form == "ids":
-            b.bits.data.memset_async(0, b.bits.nbytes)
-            nq = self.last.nq
-            _module.kernel("ids_bits", I)((_module.grid_for(nq, bl),), (bl,),
-                                          (b.queue, nq, b.bits))
-        _module.kernel("pull_bits", I)((_module.grid_for(self.G.nlocal, bl, 8),), (bl,),
-                                       (b.in_ptr, b.in_ind, self.G.nlocal, b.bits)
-                                       + self._visit(k))
-        self._compact(k)
-
-    def _visit(self, k: int) -> tuple:
-        """The kernels' arguments of the status and the outputs (no presence bytes)."""
-        return (self.st, np.int32(k), self.parent, 0, self.level, 0, np.int32(1))
-
-    def _compact(self, k: int) -> None:
-        """The range's new frontier: its list (local offsets), counters, and bitmap words."""
-        b, G, bl = self.b, self.G, self.block
-        _module.kernel("compact_status", b.I)(
-            (_module.grid_for(G.nlocal, bl, 8),), (bl,),
-            (self.st, G.nlocal, np.int32(k), b.new, b.out_ptr, b.in_ptr, b.counters, 0,
-             _NO_HUBS, b.bits.data.ptr + 4 * b.range_words * self.rank))
+def _seconds(start, end) -> float:
+    end.synchronize()
+    return cp.cuda.get_elapsed_time(start, end) / 1e3

@@ -39,10 +39,10 @@ _KERNELS = {
     "queue_push": ("bfs.cu", 1), "queue_push_private": ("bfs.cu", 1),
     "queue_degrees": ("bfs.cu", 1), "queue_prefix": ("bfs.cu", 1),
     "push_balanced": ("bfs.cu", 1), "bits_queue": ("bfs.cu", 1),
-    "pull_bits": ("bfs.cu", 1), "ids_bits": ("bfs.cu", 1),
     "pull_hub": ("bfs.cu", 1), "push_persistent": ("bfs.cu", 1),
     "mark_queue": ("bfs.cu", 1), "init_status": ("bfs.cu", 1), "status_bits": ("bfs.cu", 0),
     "search": ("bfs.cu", 1), "pack_runs": ("bfs.cu", 1),
+    "rank_start": ("bfs.cu", 1), "rank_level": ("bfs.cu", 1),
     # msf.cu
     "msf_upper_count": ("msf.cu", 1), "msf_upper_edges": ("msf.cu", 1),
     "msf_init": ("msf.cu", 1), "msf_collect": ("msf.cu", 1), "msf_hook": ("msf.cu", 1),

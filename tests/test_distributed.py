@@ -67,8 +67,8 @@ def test_constructors_give_the_single_process_graphs(ranks, tmp_path):
 
 @pytest.mark.parametrize("ranks", [2, 3])
 def test_gpu_ranks_bfs_on_emulated_devices(ranks):
-    # the GPU ranks' BFS with CuPy, NCCL and the kernels emulated on the host: which form
-    # of the frontier each level reads, the offsets in the exchanges, the counters
+    # the GPU ranks' BFS with CuPy, NCCL and the kernels emulated on the host: the offsets
+    # in the exchanges, the counters, the levels enqueued ahead and where the loop stops
     _passed(mpirun(ranks, "gpu_host.py", HERE, timeout=300), "gpu_host: every result equal")
 
 

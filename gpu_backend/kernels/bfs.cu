@@ -165,6 +165,23 @@ __device__ __forceinline__ void block_append(bool flag, long long v, I* queue,
 }
 
 // ---------------------------------------------------------------------------------------
+// The vertices v < n with status st[v] == val, by warps aligned on 32 vertices (every thread
+// of a block runs the same number of rounds): each vertex's bit goes to bits (one word per
+// warp by ballot, unless bits is null), and every thread calls each(v, flag). The status is
+// read past L1 (other blocks of the launch may have written it).
+template <class Each>
+__device__ __forceinline__ void status_words(const int* __restrict__ st, long long n, int val,
+                                             unsigned* bits, Each each) {
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
+         base += (long long)gridDim.x * blockDim.x) {
+        const long long v = base + threadIdx.x;
+        const bool flag = v < n && __ldcg(&st[v]) == val;
+        const unsigned word = __ballot_sync(0xffffffffu, flag);
+        if (bits && (threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
+        each(v, flag);
+    }
+}
+
 // Frontier queue from the status array (Enterprise): vertices with st[v] == k, no
 // duplicates, no per-vertex atomics. Also the level's stats, the hub cache and, unless
 // bits is null, the frontier's bitmap (one ballot per word).
@@ -174,17 +191,10 @@ __global__ void compact_status(const int* __restrict__ st, long long n, int k, I
                                unsigned long long* cnt, unsigned long long* hc,
                                long long hub_deg, unsigned* bits) {
     unsigned long long dout = 0, din = 0;
-    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
-         base += (long long)gridDim.x * blockDim.x) {
-        long long v = base + threadIdx.x;
-        bool flag = v < n && st[v] == k;
-        const unsigned word = __ballot_sync(0xffffffffu, flag);
-        if (bits && (threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
-        if (flag) {
-            count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din);
-        }
+    status_words(st, n, k, bits, [&](long long v, bool flag) {
+        if (flag) count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din);
         block_append(flag, v, queue, cnt);
-    }
+    });
     block_add_to(dout, din, 0, 0, cnt + 1, cnt + 2, nullptr, nullptr);
 }
 
@@ -218,28 +228,6 @@ __global__ void pull_vertex(const I* __restrict__ tptr, const I* __restrict__ ti
         for (long long p = tptr[v]; p < (long long)tptr[v + 1]; ++p) {
             long long u = tind[p];
             if (st[u] == k - 1) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); break; }
-        }
-    }
-}
-
-// Pull against a frontier given as a bitmap of every vertex (a rank of the distributed
-// executor, dist_backend/gpu_bfs_steps.py: in-neighbours are global ids; the status array
-// and the outputs are the rank's range). One thread per unvisited vertex of the range scans
-// its in-neighbours and stops at the first one whose bit is set in fbits.
-template <typename I>
-__global__ void pull_bits(const I* __restrict__ tptr, const I* __restrict__ tind, long long n,
-                          const unsigned* __restrict__ fbits, int* st, int k, long long* pv,
-                          unsigned char* pp, long long* lv, unsigned char* lp, int want_parent) {
-    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
-         v += (long long)gridDim.x * blockDim.x) {
-        if (st[v] != UNV) continue;
-        for (long long p = tptr[v]; p < (long long)tptr[v + 1]; ++p) {
-            long long u = tind[p];
-            if ((fbits[u >> 5] >> (u & 31)) & 1u) {
-                st[v] = k;
-                visit(v, u, k, pv, pp, lv, lp, want_parent);
-                break;
-            }
         }
     }
 }
@@ -391,20 +379,35 @@ __device__ __forceinline__ long long edge_source(const long long* prefix, long l
     return lo;
 }
 
+// Edges tid, tid + nthreads, ... of a frontier queue q whose out-degrees (row pointers
+// indptr) have the inclusive prefix sum prefix[0..nq): each claims its unvisited target.
+// load(p) reads q (past L1 where other blocks of the launch wrote it).
+template <typename I, class Load>
+__device__ __forceinline__ void push_edges(const I* __restrict__ indptr,
+                                           const I* __restrict__ indices, const I* q,
+                                           const long long* prefix, long long nq,
+                                           long long tid, long long nthreads, Load load,
+                                           int* st, int k, long long* pv, unsigned char* pp,
+                                           long long* lv, unsigned char* lp, int want_parent) {
+    if (nq == 0) return;
+    const long long total = load_word(&prefix[nq - 1]);
+    for (long long e = tid; e < total; e += nthreads) {
+        long long offset;
+        const long long u = load(&q[edge_source(prefix, nq, e, offset)]);
+        const long long v = indices[(long long)indptr[u] + offset];
+        if (st[v] == UNV) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); }
+    }
+}
+
 template <typename I>
 __global__ void push_balanced(const I* __restrict__ indptr, const I* __restrict__ indices,
                               const I* __restrict__ q, const long long* __restrict__ prefix,
                               long long nq, int* st, int k, long long* pv, unsigned char* pp,
                               long long* lv, unsigned char* lp, int want_parent) {
-    if (nq == 0) return;
-    long long total = prefix[nq - 1];
-    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-         e += (long long)gridDim.x * blockDim.x) {
-        long long offset;
-        const long long u = q[edge_source(prefix, nq, e, offset)];
-        const long long v = indices[(long long)indptr[u] + offset];
-        if (st[v] == UNV) { st[v] = k; visit(v, u, k, pv, pp, lv, lp, want_parent); }
-    }
+    push_edges(indptr, indices, q, prefix, nq,
+               (long long)blockIdx.x * blockDim.x + threadIdx.x,
+               (long long)gridDim.x * blockDim.x, [](const I* p) { return (long long)*p; },
+               st, k, pv, pp, lv, lp, want_parent);
 }
 
 // The result words of a multi-level kernel: in-edges of all vertices visited, last level
@@ -621,14 +624,8 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __rest
 // word per warp from a ballot, no atomics.
 extern "C" __global__ void status_bits(const int* __restrict__ st, long long n, int val,
                                        unsigned* bits) {
-    for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
-         base += (long long)gridDim.x * blockDim.x) {
-        long long v = base + threadIdx.x;                  // lanes hold one aligned word
-        unsigned word = __ballot_sync(0xffffffffu, v < n && st[v] == val);
-        if ((threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
-    }
+    status_words(st, n, val, bits, [](long long, bool) {});
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Append the set bits of a bitmap (vertex ids) to queue, a thread per word: one atomicAdd
@@ -682,14 +679,6 @@ __device__ __forceinline__ void queue_bits(const I* q, long long nq, unsigned* b
         const long long v = __ldcg(&q[i]);
         atomicOr(&bits[v >> 5], 1u << (v & 31));
     }
-}
-
-// Set the bits of the vertices of q[0..nq) in bits (zeroed by the caller): a frontier list
-// made a bitmap for a pull (dist_backend/gpu_bfs_steps.py).
-template <typename I>
-__global__ void ids_bits(const I* __restrict__ q, long long nq, unsigned* bits) {
-    queue_bits(q, nq, bits, 0, (long long)blockIdx.x * blockDim.x + threadIdx.x,
-               (long long)gridDim.x * blockDim.x, []() {});
 }
 
 // Group size of a push level (virtual warps): the power of two covering the frontier's
@@ -1330,4 +1319,183 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
         blocks_sync(S.bar, gen, (unsigned int)G, blockIdx.x >= T);
         if (threadIdx.x == 0) take_over(S.ctl, w);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The ranks of the distributed executor (dist_backend/gpu_bfs_steps.py): a search is a
+// launch of rank_start, then a cooperative launch of rank_level a level, decided on the
+// device. A rank holds the status (the level of each vertex) and parents of its range;
+// `state` (two slots of RS_WORDS long longs) is where its search stands, updated at the
+// start of each level from the counters every rank gathered after the last one, alike on
+// every rank.
+#define RS_NQ 0               // the frontier: its size over all ranks,
+#define RS_FE 1               // its out-edges,
+#define RS_UNEXPLORED 2       // in-edges of the vertices not visited yet,
+#define RS_PULL 3             // the level's direction (1: pull),
+#define RS_GROWING 4          // whether the frontier grew (the rule's growth condition),
+#define RS_DONE 5             // whether the frontier is empty: the search is over
+#define RS_WORDS 6
+#define RANK_RING 4           // rows of host words, by level modulo RANK_RING: frontier
+                              // size, pull, over, and the level number, written last
+
+// The argument of rank_start and rank_level (__grid_constant__): every field 8 bytes, in
+// the order gpu_bfs_steps.py packs them (_LEVEL_FIELDS).
+template <typename I>
+struct RankLevel {
+    long long* state;                      // two slots of RS_WORDS, by level parity
+    const unsigned long long* gathered;    // every rank's counters of the last level
+    unsigned long long* counters;          // this rank's: new frontier size, out-, in-edges
+    unsigned long long* qcount;            // a push level's queue length (two, by parity)
+    long long* rows;                       // host words (pinned), RANK_RING rows of 4
+    unsigned* bits;                        // the frontier bitmap of every vertex
+    unsigned* own_bits;                    // the words of this rank's range in it
+    long long words;
+    const I* col_ptr; const I* col_ind;    // column block: rows of every vertex, own offsets
+    const I* in_ptr; const I* in_ind;      // in-edges of the range (global ids)
+    const I* out_ptr;                      // out-degrees of the range
+    I* queue; long long* degs; long long* totals; unsigned int* bar;   // scratch, barrier
+    int* st; long long* pv;                // status (the levels) and parents (or null)
+    long long n, nstored, lo, nlocal, ranks;       // the range: lo .. lo + nlocal - 1
+    long long method;                      // 0 "auto", 1 "push", 2 "pull"
+    double alpha, beta;
+};
+
+// The start of a search from vertex s on a rank: the status of its range (0 for s, UNV
+// for the others), the parents (s its own), the frontier bitmap of every vertex (s alone),
+// the counters of the source (size, out-, in-edges) on the rank that holds it, and the
+// queue lengths zeroed.
+template <typename I>
+__global__ void rank_start(const __grid_constant__ RankLevel<I> L, long long s) {
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long nthreads = (long long)gridDim.x * blockDim.x, own = s - L.lo;
+    for (long long v = tid; v < L.nlocal; v += nthreads) {
+        L.st[v] = v == own ? 0 : UNV;
+        if (L.pv) L.pv[v] = v == own ? s : -1;
+    }
+    for (long long w = tid; w < L.words; w += nthreads)
+        L.bits[w] = w == (s >> 5) ? 1u << (s & 31) : 0u;
+    if (tid == 0) {
+        const bool mine = own >= 0 && own < L.nlocal;
+        L.qcount[0] = L.qcount[1] = 0;
+        L.counters[0] = mine;
+        L.counters[1] = mine ? deg_of(L.out_ptr, own) : 0;
+        L.counters[2] = mine ? deg_of(L.in_ptr, own) : 0;
+    }
+}
+
+// The direction rule of lagraph_py/algorithms/bfs.py as dist_backend/bfs_rule.py's
+// DirectionRule applies it, at the start of level k: the counts of the last level's new
+// frontier (k = 1: the source's), summed over the ranks' in `gathered`, recorded into the
+// state `was` left (k = 1: none), then the level's direction: the state `now`.
+template <typename I>
+__device__ __forceinline__ void rank_rule(const RankLevel<I>& L, int k, const long long* was,
+                                          long long* now) {
+    long long nq = 0, fe = 0, vin = 0;
+    for (long long r = 0; r < L.ranks; ++r) {
+        nq += (long long)__ldcg(&L.gathered[3 * r]);
+        fe += (long long)__ldcg(&L.gathered[3 * r + 1]);
+        vin += (long long)__ldcg(&L.gathered[3 * r + 2]);
+    }
+    if (k == 1) {
+        now[RS_UNEXPLORED] = L.nstored - vin;
+        now[RS_PULL] = L.method == 2;
+        now[RS_GROWING] = 1;
+    } else {
+        now[RS_UNEXPLORED] = __ldcg(&was[RS_UNEXPLORED]) - vin;
+        now[RS_PULL] = __ldcg(&was[RS_PULL]);
+        now[RS_GROWING] = __ldcg(&was[RS_GROWING]);
+        if (L.method == 0 && now[RS_PULL]) {
+            if (nq == 0 || (nq <= __ldcg(&was[RS_NQ]) && (double)nq < (double)L.n / L.beta))
+                now[RS_PULL] = now[RS_GROWING] = 0;
+        } else {
+            now[RS_GROWING] = nq > __ldcg(&was[RS_NQ]);
+        }
+    }
+    now[RS_NQ] = nq;
+    now[RS_FE] = fe;
+    now[RS_DONE] = nq == 0;
+    if (nq && L.method == 0 && now[RS_GROWING] &&
+        (double)fe > (double)now[RS_UNEXPLORED] / L.alpha)
+        now[RS_PULL] = 1;
+}
+
+// Level k of a rank's search, by a resident grid. Every block applies the rule itself
+// (rank_rule) to the state of level k - 1 (two slots of `state` and of `qcount`, by the
+// parity of k, so that no block waits for another to have read them); block 0 keeps the
+// result for the next level, writes the level's host row, and zeroes the counters and the
+// next level's queue length. Then unless the search is over either
+// - push: the frontier's queue from its bitmap (global ids), with each vertex's out-degree
+//   in the column block, their prefix sum (each block its own in shared memory for a
+//   short queue, else the grid's in place), and the level's edges split evenly over the
+//   threads (push_edges): every vertex reached is the rank's own; or
+// - pull: a thread per unvisited vertex of the range scans its in-neighbours (global ids)
+//   and stops at the first whose bit is set in the frontier bitmap;
+// then a grid barrier, and the range's words of the new frontier's bitmap and its counters
+// (size, out- and in-edges). Reads of what other blocks wrote in the launch go past L1.
+template <typename I>
+__global__ void __launch_bounds__(512, 3)           // gpu_bfs_steps.py _BLOCK; 40 registers
+rank_level(const __grid_constant__ RankLevel<I> L, int k) {
+    __shared__ long long now[RS_WORDS];
+    __shared__ long long own[HC];                          // a short queue's prefix
+    unsigned int gen = 0;
+    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&L.bar[1];
+    const long long G = gridDim.x, tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long nthreads = G * blockDim.x;
+    auto sync = [&]() { blocks_sync(L.bar, gen, (unsigned int)G, false); };
+    unsigned long long* qcount = L.qcount + (k & 1);
+    if (threadIdx.x == 0) {
+        rank_rule(L, k, L.state + RS_WORDS * ((k + 1) & 1), now);
+        if (blockIdx.x == 0) {
+            long long* keep = L.state + RS_WORDS * (k & 1);
+            for (int i = 0; i < RS_WORDS; ++i) keep[i] = now[i];
+            L.counters[0] = L.counters[1] = L.counters[2] = 0;
+            L.qcount[(k + 1) & 1] = 0;
+            volatile long long* row = L.rows + 4 * (k % RANK_RING);
+            row[0] = now[RS_NQ];
+            row[1] = now[RS_PULL];
+            row[2] = now[RS_DONE];
+            __threadfence_system();
+            row[3] = k;                                    // the host waits for it
+            __threadfence_system();
+        }
+    }
+    __syncthreads();
+    if (now[RS_DONE]) return;                              // alike in every block
+    if (now[RS_PULL]) {
+        for (long long v = tid; v < L.nlocal; v += nthreads) {
+            if (L.st[v] != UNV) continue;
+            for (long long p = L.in_ptr[v]; p < (long long)L.in_ptr[v + 1]; ++p) {
+                const long long u = L.in_ind[p];
+                if ((L.bits[u >> 5] >> (u & 31)) & 1u) {
+                    L.st[v] = k;
+                    visit(v, u, k, L.pv, nullptr, nullptr, nullptr, 1);
+                    break;
+                }
+            }
+        }
+    } else {
+        bits_to_queue(L.bits, L.words, L.queue, qcount, tid, nthreads, L.col_ptr, L.degs);
+        sync();
+        const long long nq = (long long)__ldcg(qcount);
+        const long long* prefix = L.degs;
+        if (nq <= HC) {
+            block_prefix(nq, [&](long long i) { return __ldcg(&L.degs[i]); }, own);
+            __syncthreads();
+            prefix = own;
+        } else {
+            prefix_in_place(L.degs, nq, L.totals, G, (long long)blockIdx.x, sync);
+        }
+        push_edges(L.col_ptr, L.col_ind, L.queue, prefix, nq, tid, nthreads,
+                   [](const I* p) { return (long long)__ldcg(p); }, L.st, k, L.pv,
+                   (unsigned char*)nullptr, (long long*)nullptr, (unsigned char*)nullptr, 1);
+    }
+    sync();
+    unsigned long long nq = 0, dout = 0, din = 0;
+    status_words(L.st, L.nlocal, k, L.own_bits, [&](long long v, bool flag) {
+        if (!flag) return;
+        nq += 1;
+        dout += deg_of(L.out_ptr, v);
+        din += deg_of(L.in_ptr, v);
+    });
+    warp_add_to(nq, dout, din, 0, L.counters, L.counters + 1, L.counters + 2, nullptr);
 }

@@ -6,7 +6,8 @@ Arguments: the tests folder (oracles.py), the number of random graphs, the large
 Kronecker scale (BFS also on Kronecker graphs of scale 16 up to it; none below 16).
 
 BFS levels must equal the gpu executor's exactly (every method, from three sources, and
-on int64 device arrays) and parents form a valid BFS tree (lagraph_py.validate and an
+on int64 device arrays), the direction of each level the text's rule's on the true counts
+(oracles.bfs_directions: the device applies it), and parents form a valid BFS tree (lagraph_py.validate and an
 independent check); on the random and shaped graphs of ``agree.py`` (empty, isolated
 vertices, a rank without edges, paths, stars, self-loops, duplicates, weights) the
 forests and the strong / connected component labels must equal the gpu executor's too.
@@ -19,10 +20,11 @@ import numpy as np
 
 import lagraph_py as lg
 from dist_backend import DistGraph, gpu_bfs_steps
+from lagraph_py.registry import get_executor
 
 sys.path.insert(0, str(Path(__file__).parent))
 from agree import graphs  # noqa: E402  (reads argv[1], argv[2] as this script does)
-from oracles import check_bfs_parents  # noqa: E402
+from oracles import bfs_directions, check_bfs_parents  # noqa: E402
 
 TOP_SCALE = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 
@@ -74,11 +76,16 @@ def tasks(name, G, D):
 def bfs(G, D, s, method) -> list[str]:
     r = lg.bfs(D, s, backend="gpu", method=method)
     level, parent = D.gather(r.level), D.gather(r.parent)
+    trace: list[dict] = []                     # the directions the device's rule chose
+    get_executor("gpu", D).bfs_search(D, s, method, False, False, trace=trace)
     if D.rank:
         return []
     ref = lg.asnumpy(lg.bfs(G, s, backend="gpu").level)
     if not np.array_equal(level, ref):
         return [f"levels differ at {np.flatnonzero(level != ref)[:5].tolist()}"]
+    directions = [row["direction"] for row in trace]
+    if directions != bfs_directions(G, ref, method):
+        return [f"directions {directions} differ from the rule's"]
     lg.validate.bfs(G, s, lg.BFSResult(s, level, parent))
     check_bfs_parents(G, s, parent)
     return []

@@ -3,10 +3,11 @@
 against the single-process cpu executor; exits non-zero on a difference.
 
 What this checks is the host side of the GPU ranks: the device blocks and their index
-type, which form of the frontier each level reads, the offsets of each rank's ids and
-bitmap words in the exchanges, the counters and the direction rule. The emulated kernels
-(numpy, below) do what the CUDA ones of gpu_backend/kernels/bfs.cu do to the arrays; the
-emulated NCCL calls move the bytes at the addresses they are given, over MPI. The same
+type, the offsets of each rank's bitmap words in the exchanges, the counters, the levels
+enqueued ahead and where the host's loop stops, and the rows of the trace. The emulated
+kernels (numpy, below) do what the CUDA ones of gpu_backend/kernels/bfs.cu do to the
+arrays (the rule by the host's DirectionRule, which rank_rule transcribes); the emulated
+NCCL calls move the bytes at the addresses they are given, over MPI. The same
 searches run again with the exchanges of ranks that share a GPU (the real
 HostStagedComm, over emulated device copies), whose all-reduce is checked too. On a
 GPU, tests/mpi/agree_gpu.py checks the real ones.
@@ -14,6 +15,7 @@ GPU, tests/mpi/agree_gpu.py checks the real ones.
 
 import ctypes
 import itertools
+import struct
 import sys
 import time
 import types
@@ -71,11 +73,15 @@ cupy.full = lambda n, value, dtype=None: _device(np.full(n, value, dtype))
 cupy.add, cupy.cumsum = np.add, np.cumsum
 cupy.ndarray = DeviceArray
 cupy.cuda = types.ModuleType("cupy.cuda")
-cupy.cuda.get_current_stream = lambda: types.SimpleNamespace(ptr=0, synchronize=lambda: None)
+cupy.cuda.get_current_stream = lambda: types.SimpleNamespace(ptr=0, synchronize=lambda: None,
+                                                             done=True)
 
 
 class Event:
     """A CUDA event: the host's clock when recorded."""
+
+    def __init__(self, disable_timing=False):
+        self.time = None
 
     def record(self):
         self.time = time.perf_counter()
@@ -85,6 +91,7 @@ class Event:
 
 
 cupy.cuda.Event = Event
+cupy.cuda.alloc_pinned_memory = bytearray
 cupy.cuda.get_elapsed_time = lambda start, end: (end.time - start.time) * 1e3
 
 cupy.cuda.runtime = types.ModuleType("cupy.cuda.runtime")
@@ -144,63 +151,91 @@ class Communicator:
 
 
 # ---------------------------------------------------------------------- emulated kernels
-def _array(x, count, dtype):
-    return x if isinstance(x, np.ndarray) else at(x, count, dtype)
+_RULES: dict = {}                   # each search's rule, by the address of its state words
 
 
-def bits_queue(bits, words, queue, counter):
-    ids = np.flatnonzero(np.unpackbits(bits[:words].view(np.uint8), bitorder="little"))
-    queue[:ids.size], counter[0] = ids, ids.size
+def _fields(args) -> dict:
+    """The fields of bfs.cu's RankLevel from its bytes (addresses and integers)."""
+    return dict(zip(gpu_bfs_steps._LEVEL_FIELDS,
+                    struct.unpack(gpu_bfs_steps._LEVEL_FORMAT, args)))
 
 
-def queue_degrees(ptr, q, nq, prefix):
-    prefix[:nq] = ptr[q[:nq] + 1] - ptr[q[:nq]]
+def rank_start(args, s, I):
+    f = _fields(args)
+    nlocal, own = f["nlocal"], s - f["lo"]
+    st = at(f["st"], nlocal, np.int32)
+    st[:] = -1
+    bits = at(f["bits"], f["words"], np.uint32)
+    bits[:] = 0
+    bits[s >> 5] = 1 << (s & 31)
+    counters = at(f["counters"], 3, np.uint64)
+    counters[:] = 0
+    if f["pv"]:
+        at(f["pv"], nlocal, np.int64)[:] = -1
+    if 0 <= own < nlocal:
+        st[own] = 0
+        if f["pv"]:
+            at(f["pv"], nlocal, np.int64)[own] = s
+        for i, ptr in enumerate((f["out_ptr"], f["in_ptr"])):
+            p = at(ptr, nlocal + 1, I)
+            counters[i + 1] = p[own + 1] - p[own]
+        counters[0] = 1
 
 
-def queue_prefix(ptr, q, nq, prefix):
-    queue_degrees(ptr, q, nq, prefix)
-    np.cumsum(prefix[:nq], out=prefix[:nq])
-
-
-def push_balanced(ptr, ind, q, prefix, nq, st, k, pv, pp, lv, lp, want):
-    assert prefix[nq - 1] == (ptr[q[:nq] + 1] - ptr[q[:nq]]).sum()
-    for u in q[:nq]:
-        for v in ind[ptr[u]:ptr[u + 1]]:
-            if st[v] == -1:
-                st[v], pv[v], lv[v] = k, u, k
-
-
-def pull_bits(tptr, tind, n, fbits, st, k, pv, pp, lv, lp, want):
-    frontier = np.unpackbits(fbits.view(np.uint8), bitorder="little")
-    for v in np.flatnonzero(st[:n] == -1):
-        for u in tind[tptr[v]:tptr[v + 1]]:
-            if frontier[u]:
-                st[v], pv[v], lv[v] = k, u, k
-                break
-
-
-def ids_bits(q, nq, bits):
-    for u in q[:nq]:
-        bits[u >> 5] |= np.uint32(1 << (int(u) & 31))
-
-
-def compact_status(st, n, k, queue, out_ptr, in_ptr, cnt, hc, hub_deg, bits):
-    new = np.flatnonzero(st[:n] == k)
-    queue[:new.size] = new
-    cnt[0] += new.size
-    cnt[1] += int((out_ptr[new + 1] - out_ptr[new]).sum())
-    cnt[2] += int((in_ptr[new + 1] - in_ptr[new]).sum())
-    words = -(-n // 32)
+def rank_level(args, k, I):
+    """bfs.cu's rank_level: its one argument unpacked, its arrays found at their
+    addresses."""
+    f = _fields(args)
+    n, nlocal, ranks = f["n"], f["nlocal"], f["ranks"]
+    ring = gpu_bfs_steps._RING
+    rows = at(f["rows"], 4 * ring, np.int64).reshape(ring, 4)
+    counters, gathered = at(f["counters"], 3, np.uint64), at(f["gathered"], 3 * ranks, np.uint64)
+    stats = LevelStats(*(int(x) for x in gathered.reshape(ranks, 3).sum(axis=0)))
+    if k == 1:
+        rule = _RULES[f["state"]] = DirectionRule(METHODS[f["method"]], n, f["nstored"], stats)
+    else:
+        rule = _RULES[f["state"]]
+        rule.record(stats)
+    pull = rule.nq > 0 and rule.next_level() == "pull"
+    rows[k % ring] = rule.nq, pull, rule.nq == 0, k
+    counters[:] = 0
+    if rule.nq == 0:
+        return
+    st = at(f["st"], nlocal, np.int32)
+    pv = at(f["pv"], nlocal, np.int64) if f["pv"] else np.empty(nlocal, np.int64)
+    frontier = np.unpackbits(at(f["bits"], f["words"], np.uint32).view(np.uint8),
+                             bitorder="little")
+    if pull:
+        in_ptr = at(f["in_ptr"], nlocal + 1, I)
+        in_ind = at(f["in_ind"], int(in_ptr[-1]), I)
+        for v in np.flatnonzero(st == -1):
+            for u in in_ind[in_ptr[v]:in_ptr[v + 1]]:
+                if frontier[u]:
+                    st[v], pv[v] = k, u
+                    break
+    else:
+        col_ptr = at(f["col_ptr"], n + 1, I)
+        col_ind = at(f["col_ind"], int(col_ptr[-1]), I)
+        for u in np.flatnonzero(frontier):
+            for v in col_ind[col_ptr[u]:col_ptr[u + 1]]:
+                if st[v] == -1:
+                    st[v], pv[v] = k, u
+    new = np.flatnonzero(st == k)
+    for i, ptr in enumerate((at(f["out_ptr"], nlocal + 1, I), at(f["in_ptr"], nlocal + 1, I))):
+        counters[i + 1] = int((ptr[new + 1] - ptr[new]).sum())
+    counters[0] = new.size
+    words = -(-nlocal // 32)
     packed = np.zeros(4 * words, np.uint8)
-    packed[:-(-n // 8)] = np.packbits(st[:n] == k, bitorder="little")
-    _array(bits, words, np.uint32)[:] = packed.view(np.uint32)
+    packed[:-(-nlocal // 8)] = np.packbits(st == k, bitorder="little")
+    at(f["own_bits"], words, np.uint32)[:] = packed.view(np.uint32)
 
 
-_KERNELS = {f.__name__: f for f in (bits_queue, queue_degrees, queue_prefix, push_balanced,
-                                    pull_bits, ids_bits, compact_status)}
+_KERNELS = {"rank_start": rank_start, "rank_level": rank_level}
 _module = types.ModuleType("gpu_backend._module")
-_module.kernel = lambda name, dtype: (lambda grid, block, args: _KERNELS[name](*args))
+_module.kernel = lambda name, *dtypes: (
+    lambda grid, block, args, cooperative=False: _KERNELS[name](*args, *dtypes))
 _module.grid_for = lambda work, block, per_sm=32: 1
+_module.resident_blocks = lambda kernel, blocks, block: 1
 gpu_backend = types.ModuleType("gpu_backend")
 gpu_backend._module = _module
 gpu_backend.DeviceMatrix = gpu_backend.GpuVector = None      # (imported, not used here)
@@ -211,8 +246,10 @@ sys.modules.update({"cupy": cupy, "cupy.cuda": cupy.cuda, "cupy.cuda.nccl": nccl
 import lagraph_py as lg  # noqa: E402
 from dist_backend import DistGraph, world  # noqa: E402
 from dist_backend import gpu_bfs_steps  # noqa: E402
+from dist_backend.bfs_rule import METHODS, DirectionRule  # noqa: E402
 from dist_backend.nccl import HostStagedComm, NcclExchange  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
+from lagraph_py.executor import LevelStats  # noqa: E402
 
 sys.path.insert(0, sys.argv[1])                 # the tests folder: oracles.py
 from oracles import bfs_directions, check_bfs_parents  # noqa: E402
@@ -255,19 +292,6 @@ def graphs(rng):
     yield "kron-directed", lg.generate.kronecker(10, seed=5, directed=True)
 
 
-SENT: set = set()                  # the forms in which new frontiers travelled
-
-
-def _recording(publish):
-    def run(self, nq, *, as_frontier):
-        SENT.add(self.sent)
-        return publish(self, nq, as_frontier=as_frontier)
-    return run
-
-
-gpu_bfs_steps._GpuSearch._publish = _recording(gpu_bfs_steps._GpuSearch._publish)
-
-
 def main():
     int32_top = gpu_bfs_steps.INT32_TOP
     for ex, (name, G), wide in itertools.product((EmulatedRanks(), StagedRanks()),
@@ -280,6 +304,8 @@ def main():
             for method in ("auto", "push", "pull"):
                 trace = []
                 level, parent = ex.bfs_search(D, s, method, True, True, trace=trace)
+                alone, none = ex.bfs_search(D, s, method, True, False)     # no parents
+                assert none is None and np.array_equal(alone, level)
                 deepest = int(world().allreduce(np.array([level.max(initial=0)]), "max")[0])
                 assert [row["level"] for row in trace] == list(range(1, deepest + 2))
                 assert {row["direction"] for row in trace} <= {"push", "pull"}
@@ -292,7 +318,6 @@ def main():
                         G, ref, method), f"{where}: directions"
                     lg.validate.bfs(G, s, lg.BFSResult(s, level, parent))
                     check_bfs_parents(G, s, parent)
-    assert SENT == {"ids", "bits"}, SENT          # both forms of the exchange were run
     staged, ranks = HostStagedComm(world()), np.arange(world().size)
     for op, reduce in (("sum", np.sum), ("min", np.min), ("max", np.max)):
         mine = _device(np.array([world().rank + 1.5, -world().rank], np.float64))
