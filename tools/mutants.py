@@ -547,6 +547,22 @@ MUTATIONS = (
         "        pass",
         ["tests/test_distributed.py::test_gpu_ranks_bfs_on_emulated_devices"]),
     _mutation(
+        "gpu-ranks-count-into-rank-0-words",
+        "GPU ranks write their new frontier's bitmap into rank 0's words of the frontier "
+        "bitmap (the offset of their own range dropped)",
+        "dist_backend/gpu_bfs_steps.py",
+        "own_bits=b.bits.data.ptr + 4 * b.range_words * self.rank,",
+        "own_bits=b.bits.data.ptr,",
+        ["tests/test_distributed.py::test_gpu_ranks_bfs_on_emulated_devices"]),
+    _mutation(
+        "gpu-ranks-skip-the-source-counts",
+        "GPU ranks start a search without gathering the source's counts: the first level's "
+        "rule reads what the last search left",
+        "dist_backend/gpu_bfs_steps.py",
+        "        self._exchange(bits=False)       # the source's counts",
+        "        pass                             # the source's counts",
+        ["tests/test_distributed.py::test_gpu_ranks_bfs_on_emulated_devices"]),
+    _mutation(
         "cc-placed-after-its-matrix",
         "connected components build the device matrix before the placement: a budget "
         "too small is refused only after the adjacency was allocated",
