@@ -563,6 +563,14 @@ MUTATIONS = (
         "        pass                             # the source's counts",
         ["tests/test_distributed.py::test_gpu_ranks_bfs_on_emulated_devices"]),
     _mutation(
+        "dist-msf-ends-not-components",
+        "the ranks' Borůvka round compares an edge's two ends instead of their components: "
+        "edges inside a component stay and are taken as leaving it",
+        "dist_backend/msf_steps.py",
+        "        a, b = _root(uf, u[i]), _root(uf, v[i])",
+        "        a, b = u[i], v[i]",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
         "cc-placed-after-its-matrix",
         "connected components build the device matrix before the placement: a budget "
         "too small is refused only after the adjacency was allocated",
