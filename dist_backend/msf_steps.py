@@ -59,7 +59,6 @@ def _boruvka(G: DistGraph, ex):
     u, v = u[keep], v[keep]
     key = _order_key(G.weights[keep]) if G.weighted else np.ones(u.size, np.int64)
     name = (np.minimum(u, v) * n + np.maximum(u, v)).astype(np.uint64)
-    comp = np.empty(u.size, np.int64)                        # each edge's component
     uf = np.arange(n, dtype=ids)
     slot = np.empty(n, ids)                                  # a root's place in R
     starts = np.ones(u.size, bool)                           # (u ascends: rows in order)
@@ -70,12 +69,12 @@ def _boruvka(G: DistGraph, ex):
     while True:
         slot[roots] = np.arange(roots.size)
         best_key = np.full(roots.size, np.iinfo(np.int64).max, np.int64)
-        count = _leaving(uf, u, v, key, name, comp, count, slot, best_key)
+        count = _leaving(uf, u, v, key, name, count, slot, best_key)
         if not ex.allreduce(np.array([count], np.int64), "sum")[0]:
             break
         best_key = ex.allreduce(best_key, "min")
         best = np.full(roots.size, _NONE, np.uint64)
-        _lightest(comp, key, name, count, slot, best_key, best)
+        _lightest(u, key, name, count, slot, best_key, best)
         best = ex.allreduce(best, "min")
         hooked, joins = _hook(uf, roots, best, n)
         forest_name.append(best[joins])
@@ -151,18 +150,19 @@ def _find_all(uf, x):
 
 
 @njit(cache=True, nogil=True)
-def _leaving(uf, u, v, key, name, comp, count, slot, best_key):
+def _leaving(uf, u, v, key, name, count, slot, best_key):
     """Step 1 and the first half of step 2 in one pass over the first ``count`` edges:
-    those inside one component dropped for good (the others moved to the front, in
-    order, with their component in ``comp``), and the least key of each component's
-    leaving edges into ``best_key`` (by ``slot``, a root's place in ``R``); returns how
-    many edges are left."""
+    those inside one component dropped for good, the others moved to the front, in
+    order, as edges between their components' roots (``u`` the component an edge leaves,
+    ``name`` still its ends), and the least key of each component's leaving edges into
+    ``best_key`` (by ``slot``, a root's place in ``R``); returns how many edges are
+    left."""
     kept = 0
     for i in range(count):
         a, b = _root(uf, u[i]), _root(uf, v[i])
         if a == b:
             continue
-        u[kept], v[kept], key[kept], name[kept], comp[kept] = u[i], v[i], key[i], name[i], a
+        u[kept], v[kept], key[kept], name[kept] = a, b, key[i], name[i]
         kept += 1
         at = slot[a]
         if key[i] < best_key[at]:
@@ -173,7 +173,8 @@ def _leaving(uf, u, v, key, name, comp, count, slot, best_key):
 @njit(cache=True, nogil=True)
 def _lightest(comp, key, name, count, slot, best_key, best):
     """The second half of step 2: among each component's leaving edges of the least key
-    (``best_key``, over every rank), the least name into ``best``."""
+    (``best_key``, over every rank; ``comp``: the component each edge leaves), the least
+    name into ``best``."""
     for i in range(count):
         at = slot[comp[i]]
         if key[i] == best_key[at] and name[i] < best[at]:
