@@ -35,15 +35,17 @@ import numpy as np
 from lagraph_py.registry import get_executor
 
 from .bfs_steps import BfsSteps
+from .components_steps import ComponentsSteps
 from .exchange import CollectiveTimeout, DistributedError, Exchange, PeerError
 from .executor import DistMatrix, DistVector, PrimitiveSteps
 from .graph import DistGraph, partition, world
 from .msf_steps import MsfSteps
 
 
-class DistributedExecutor(BfsSteps, MsfSteps, PrimitiveSteps):
-    """CPU ranks: each rank's part on the cpu executor, exchanges through MPI; BFS and
-    Borůvka fused (:mod:`.bfs_steps`, :mod:`.msf_steps`).
+class DistributedExecutor(BfsSteps, MsfSteps, ComponentsSteps, PrimitiveSteps):
+    """CPU ranks: each rank's part on the cpu executor, exchanges through MPI; BFS,
+    Borůvka and connected components fused (:mod:`.bfs_steps`, :mod:`.msf_steps`,
+    :mod:`.components_steps`).
 
     Parameters
     ----------

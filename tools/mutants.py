@@ -571,6 +571,14 @@ MUTATIONS = (
         "        a, b = u[i], v[i]",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
+        "dist-cc-one-round",
+        "the ranks' connected components stop after one round of minimum labels, "
+        "whatever it changed",
+        "dist_backend/components_steps.py",
+        "            if np.array_equal(merged, label):\n                break",
+        "            break",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
         "cc-placed-after-its-matrix",
         "connected components build the device matrix before the placement: a budget "
         "too small is refused only after the adjacency was allocated",

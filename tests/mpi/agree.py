@@ -25,13 +25,18 @@ ESTIMATED = set()
 
 def graphs(rng):
     """Random graphs of every shape the tests name: empty, isolated vertices, a rank
-    without edges, self-loops, duplicates, stars, paths, int64 weights and ids."""
+    without edges, self-loops, duplicates, stars, paths (one crossing between the ranks'
+    ranges again and again), int64 weights and ids."""
     yield "empty", lg.Graph.from_edges([], [], n=0, directed=False)
     yield "isolated", lg.Graph.from_edges([], [], n=70, directed=True)
     yield "one-rank-edges", lg.Graph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], n=300,
                                                 weight=[3, 1, 2, 1], directed=False)
     yield "path", lg.Graph.from_edges(np.arange(199), np.arange(1, 200), directed=True)
     yield "star", lg.Graph.from_edges(np.zeros(150, int), np.arange(1, 151), directed=False)
+    # one path through runs of 8 vertices taken from the top and bottom halves in turn,
+    # vertex 0 at its far end: on 2 or 3 ranks most of its edges are one rank's alone
+    runs = np.arange(256).reshape(2, -1, 8).transpose(1, 0, 2).ravel()[::-1]
+    yield "alternating-path", lg.Graph.from_edges(runs[:-1], runs[1:], directed=False)
     for i in range(ROUNDS):
         n = int(rng.integers(1, 400))
         m = int(rng.integers(0, 4 * n))
