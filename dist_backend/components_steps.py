@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from .executor import DistMatrix, DistVector
+from .msf_steps import root_of
 
 
 class ComponentsSteps:
@@ -57,7 +58,7 @@ def _local_trees(indptr, indices, lo, n, ids):
     tree = np.arange(n).astype(ids)
     for r in range(indptr.size - 1):
         for e in range(indptr[r], indptr[r + 1]):
-            a, b = _root(tree, lo + r), _root(tree, indices[e])
+            a, b = root_of(tree, lo + r), root_of(tree, indices[e])
             if a < b:
                 tree[b] = a
             elif b < a:
@@ -65,14 +66,6 @@ def _local_trees(indptr, indices, lo, n, ids):
     for v in range(n):
         tree[v] = tree[tree[v]]            # roots are smaller: one pass reaches them
     return tree
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _root(tree, v):
-    while tree[v] != v:
-        tree[v] = tree[tree[v]]
-        v = tree[v]
-    return v
 
 
 @njit(cache=True, nogil=True)

@@ -132,8 +132,9 @@ def _weight_of(key: np.ndarray, dtype) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _root(uf, v):
-    """The root of ``v`` (path halving: ``uf`` is shortened on the way)."""
+def root_of(uf, v):
+    """The root of ``v`` in the union-find forest ``uf`` (path halving: ``uf`` is
+    shortened on the way)."""
     while uf[v] != v:
         uf[v] = uf[uf[v]]
         v = uf[v]
@@ -145,7 +146,7 @@ def _find_all(uf, x):
     """The root of each vertex of ``x``."""
     out = np.empty(x.size, np.int64)
     for i in range(x.size):
-        out[i] = _root(uf, x[i])
+        out[i] = root_of(uf, x[i])
     return out
 
 
@@ -159,7 +160,7 @@ def _leaving(uf, u, v, key, name, count, slot, best_key):
     left."""
     kept = 0
     for i in range(count):
-        a, b = _root(uf, u[i]), _root(uf, v[i])
+        a, b = root_of(uf, u[i]), root_of(uf, v[i])
         if a == b:
             continue
         u[kept], v[kept], key[kept], name[kept] = a, b, key[i], name[i]

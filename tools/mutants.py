@@ -567,7 +567,7 @@ MUTATIONS = (
         "the ranks' Borůvka round compares an edge's two ends instead of their components: "
         "edges inside a component stay and are taken as leaving it",
         "dist_backend/msf_steps.py",
-        "        a, b = _root(uf, u[i]), _root(uf, v[i])",
+        "        a, b = root_of(uf, u[i]), root_of(uf, v[i])",
         "        a, b = u[i], v[i]",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
