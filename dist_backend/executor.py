@@ -306,10 +306,14 @@ class PrimitiveSteps(Executor):
     def select_edges(self, M, labels) -> DistMatrix:
         rows = np.repeat(np.arange(M.nlocal), np.diff(M.indptr))
         values, present = (self._host(a) for a in self._dense(labels))
-        cols = np.unique(M.indices)                           # each asked for once
+        seen = np.zeros(M.n, bool)
+        seen[M.indices] = True
+        cols = np.flatnonzero(seen)                           # each asked for once
         col_values, col_present = (self._host(a) for a in
                                    self._fetch(labels, self.xp.asarray(cols)))
-        at = np.searchsorted(cols, M.indices)
+        place = np.empty(M.n, np.int32 if cols.size <= np.iinfo(np.int32).max else np.int64)
+        place[cols] = np.arange(cols.size)                    # (a map, not a search an edge)
+        at = place[M.indices]
         keep = present[rows] & col_present[at] & (values[rows] == col_values[at])
         indptr = np.concatenate([[0], np.cumsum(np.bincount(rows[keep], minlength=M.nlocal))])
         return DistMatrix(self, M.n, M.lo, indptr.astype(np.int64), M.indices[keep])
