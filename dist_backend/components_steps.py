@@ -12,14 +12,14 @@ half a second on two ranks. Here:
    than itself, first its own id. A round: each rank takes, for each of its trees, the
    least label of its vertices, and gives it to every vertex of the tree and to the vertex
    each of them is labelled by (as FastSV hooks a tree's root); one all-reduce (MIN) over
-   the ``n`` labels merges the ranks'; then every rank follows labels to their ends
-   (``label[label[v]]`` until nothing changes);
+   the ``n`` labels merges the ranks'; then every rank follows labels to their ends (one
+   ascending pass: a label is no larger than its vertex, so its own is final already);
 3. the rounds end when a round changes no label. Then the trees of every rank agree, and
    as they together hold every edge, each component has one label: its smallest vertex.
 
 Labels only decrease and stay in their vertex's component, so the rounds end; in each the
 hooks join what overlapping trees of different ranks hold, and the jumps halve chains, as
-in FastSV. Each rank keeps three arrays of ``n`` labels (4 or 8 bytes each).
+in FastSV. Each rank keeps five arrays of ``n`` vertex ids (4 or 8 bytes each).
 """
 
 from __future__ import annotations
