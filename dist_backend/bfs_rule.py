@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 
 from lagraph_py.algorithms.bfs import ALPHA, BETA
 from lagraph_py.cpu_steps.bfs import PROBE_COST
 from lagraph_py.executor import PULL, PUSH, LevelStats
+
+from .graph import id_dtype
 
 #: The methods a distributed search runs: the text's rule, or one direction throughout.
 METHODS = ("auto", PUSH, PULL)
@@ -43,17 +44,6 @@ def check_method(method: str) -> None:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS} on distributed ranks, "
                          f"got {method!r}")
-
-
-def id_dtype(n: int) -> np.dtype:
-    """The type of the vertex ids in the frontier lists the ranks exchange.
-
-    Examples
-    --------
-    >>> id_dtype(2**20), id_dtype(2**31 + 1)
-    (dtype('int32'), dtype('int64'))
-    """
-    return np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
 
 
 def sends_ids(nq: int, n: int) -> bool:
@@ -183,16 +173,12 @@ class LevelSearch:
         for k, direction, nq, estimate, *clocks in marks:
             self.trace.append(dict(level=k, direction=direction, frontier=nq,
                                    estimate=estimate, **{
-                part: self._seconds(a, b)
+                part: b - a
                 for part, a, b in zip(("work", "count", "publish"), clocks, clocks[1:])}))
 
     def _clock(self):
         """A mark of now on this rank, when tracing (else None)."""
         return None if self.trace is None else time.perf_counter()
-
-    def _seconds(self, start, end) -> float:
-        """Seconds between two marks of :meth:`_clock`."""
-        return end - start
 
     def _stats(self) -> LevelStats:
         """The global counts of the frontier this rank's last level made (collective)."""

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from .executor import DistMatrix, DistVector
+from .graph import id_dtype
 from .msf_steps import root_of
 
 
@@ -35,8 +36,8 @@ class ComponentsSteps:
     """The fused ``connected_components`` of the distributed executors (host arrays)."""
 
     def connected_components(self, A: DistMatrix, n: int) -> DistVector:
-        ids = np.int32 if n <= np.iinfo(np.int32).max else np.int64
-        local = _local_trees(A.indptr, A.indices, A.lo, n, ids)
+        ids = id_dtype(n)
+        local = _local_trees(A.indptr, A.indices, A.lo, np.arange(n, dtype=ids))
         label = np.arange(n, dtype=ids)
         least = np.empty(n, ids)
         while True:
@@ -52,10 +53,10 @@ class ComponentsSteps:
 
 
 @njit(cache=True, nogil=True)
-def _local_trees(indptr, indices, lo, n, ids):
+def _local_trees(indptr, indices, lo, tree):
     """The smallest vertex of the tree of each vertex in the union-find forest of the
-    edges of rows ``lo, lo + 1, ...`` (``indptr``, ``indices``: global column ids)."""
-    tree = np.arange(n).astype(ids)
+    edges of rows ``lo, lo + 1, ...`` (``indptr``, ``indices``: global column ids), made
+    in ``tree`` (every vertex its own at first) and returned."""
     for r in range(indptr.size - 1):
         for e in range(indptr[r], indptr[r + 1]):
             a, b = root_of(tree, lo + r), root_of(tree, indices[e])
@@ -63,7 +64,7 @@ def _local_trees(indptr, indices, lo, n, ids):
                 tree[b] = a
             elif b < a:
                 tree[a] = b
-    for v in range(n):
+    for v in range(tree.size):
         tree[v] = tree[tree[v]]            # roots are smaller: one pass reaches them
     return tree
 

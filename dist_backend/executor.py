@@ -34,7 +34,7 @@ import numpy as np
 
 from lagraph_py.executor import Executor
 
-from .graph import DistGraph, owner, partition
+from .graph import DistGraph, id_dtype, owner, partition
 
 #: The monoid that combines partial results of each semiring.
 _MONOID = {"any_secondi": "any", "any_pair": "any", "plus_pair": "plus",
@@ -233,7 +233,7 @@ class PrimitiveSteps(Executor):
         xp = self.xp
         idx, vals = self.local.to_coo(u.local)
         total = self.nvals(u)
-        entry = np.dtype(np.int32 if u.size <= np.iinfo(np.int32).max else np.int64).itemsize
+        entry = id_dtype(u.size).itemsize
         if total * entry * 8 > u.size:                        # bitmaps are smaller
             present = xp.zeros(u.hi - u.lo, dtype=bool)
             present[idx] = True
@@ -311,7 +311,7 @@ class PrimitiveSteps(Executor):
         cols = np.flatnonzero(seen)                           # each asked for once
         col_values, col_present = (self._host(a) for a in
                                    self._fetch(labels, self.xp.asarray(cols)))
-        place = np.empty(M.n, np.int32 if cols.size <= np.iinfo(np.int32).max else np.int64)
+        place = np.empty(M.n, id_dtype(cols.size))
         place[cols] = np.arange(cols.size)                    # (a map, not a search an edge)
         at = place[M.indices]
         keep = present[rows] & col_present[at] & (values[rows] == col_values[at])

@@ -6,10 +6,12 @@ direction rule on global counts (:class:`~.bfs_rule.DirectionRule`), but no host
 a level. A level is one cooperative launch of ``rank_level`` (gpu_backend's ``bfs.cu``,
 its ranks' section) and one NCCL group:
 
-- the rule, by one thread: the counters that every rank gathered after the last level
-  (the new frontier's size, out- and in-edges) summed and recorded, alike on every rank,
-  in the search's state words on the device; the level's direction; the level's frontier
-  size, direction and whether the search is over written to pinned host memory;
+- the rule, by every block (each from the state the last level left, two slots by level
+  parity, so that no block waits for another): the counters that every rank gathered
+  after the last level (the new frontier's size, out- and in-edges) summed and recorded,
+  alike on every rank, and the level's direction; block 0 keeps the new state and writes
+  the level's frontier size, direction and whether the search is over to pinned host
+  memory;
 - a **push** level lists the frontier from its bitmap with each vertex's out-degree in
   the rank's column block (:meth:`~.graph.DistGraph.column_block`: the edges into the
   rank's vertices, as rows of every vertex), sums the degrees in place and splits the

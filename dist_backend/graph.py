@@ -51,6 +51,18 @@ def world() -> Exchange:
     return _WORLD
 
 
+def id_dtype(n: int) -> np.dtype:
+    """The integer type of arrays of vertex ids ``0 .. n`` (or of places in a list of
+    ``n``) on the ranks: int32 where they fit.
+
+    Examples
+    --------
+    >>> id_dtype(2**20), id_dtype(2**31 + 1)
+    (dtype('int32'), dtype('int64'))
+    """
+    return np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+
+
 def partition(n: int, size: int) -> np.ndarray:
     """``bounds`` of ``size`` ranges of ``0 .. n-1``: equal multiples of :data:`ALIGN`
     (the last range shorter, and ranges past ``n`` empty).

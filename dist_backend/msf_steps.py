@@ -32,7 +32,7 @@ from numba import njit
 
 from lagraph_py.algorithms.msf import _order_key
 
-from .graph import DistGraph
+from .graph import DistGraph, id_dtype
 
 #: Largest vertex count: an edge is named by ``min * n + max`` in 64 bits.
 MAX_N = 2**32
@@ -53,7 +53,7 @@ class MsfSteps:
 def _boruvka(G: DistGraph, ex):
     """``(src, dst, weight, component)`` as :meth:`Executor.spanning_forest` returns
     them: the whole forest on every rank, this rank's range of ``component``."""
-    n, ids = G.n, np.int32 if G.n <= np.iinfo(np.int32).max else np.int64
+    n, ids = G.n, id_dtype(G.n)
     u, v = G.rows().astype(np.int64), G.indices.astype(np.int64)
     keep = u != v
     u, v = u[keep], v[keep]

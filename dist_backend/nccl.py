@@ -11,9 +11,10 @@ every rank exchanges through MPI instead, by way of host memory (:class:`HostSta
 
 The primitive steps are those of :class:`~.executor.PrimitiveSteps` on the gpu
 executor's vectors; the BFS is one fused group step (:mod:`.gpu_bfs_steps`: a launch and
-an exchange a level, decided on the device); SCC runs its text's primitive steps; the
-spanning forest and connected components run on the hosts (:mod:`.msf_steps`,
-:mod:`.components_steps`: their all-reduces over MPI). The local rows are a :class:`gpu_backend.DeviceMatrix` with ``n`` rows (the
+an exchange a level, decided on the device); SCC and connected components run their
+texts' primitive steps (the CPU ranks' fused connected components,
+:mod:`.components_steps`, have not run on GPU ranks yet); the spanning forest runs the
+host Borůvka of :mod:`.msf_steps` (its all-reduces over MPI). The local rows are a :class:`gpu_backend.DeviceMatrix` with ``n`` rows (the
 rows past the rank's range empty), since the gpu executor's products are square.
 
 Importing this module without CuPy, a GPU or NCCL raises an ImportError naming what is
@@ -43,7 +44,6 @@ from .exchange import Exchange  # noqa: E402
 from .executor import _PATTERN_ONLY, DistMatrix, PrimitiveSteps  # noqa: E402
 from .gpu_bfs_steps import GpuBfsSteps  # noqa: E402
 from .graph import world  # noqa: E402
-from .components_steps import ComponentsSteps  # noqa: E402
 from .msf_steps import MsfSteps  # noqa: E402
 
 _TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_FLOAT64,
@@ -187,7 +187,7 @@ class NcclExchange:
         return outs, received
 
 
-class GpuRanksExecutor(GpuBfsSteps, MsfSteps, ComponentsSteps, PrimitiveSteps):
+class GpuRanksExecutor(GpuBfsSteps, MsfSteps, PrimitiveSteps):
     """``backend="gpu"`` on a distributed graph: each rank's part on its GPU."""
 
     name = "distributed-gpu"
