@@ -216,7 +216,8 @@ def _gpu_peak(stage: str, G, ex) -> dict:
     peak = int(pool.total_bytes())
     itype = storage.device_index_dtype(G.indptr, G.indices)
     work = {"bfs": lambda: bfs_steps.working_set(G.n, itype),
-            "msf": lambda: msf_steps.working_set(G.n, G.nstored // 2, itype, G.weighted, True),
+            "msf": lambda: msf_steps.working_set(
+                G.n, G.nstored // 2, itype, G.weights.dtype if G.weighted else None, True),
             "scc": lambda: scc_steps.trim_working_set(G.n, itype)
             + scc_steps.signatures_working_set(G.n, G.nstored, G.n, itype),
             "cc": lambda: components_steps.working_set(G.n, itype, True)}[stage]()

@@ -30,13 +30,15 @@ def needs(ex, G, task: str) -> dm.Needs:
         fraction = bfs_steps.packed_fraction(ex, G)
         packed = dm.Needs(0, 0, 0) if fraction is None else dm.packed_list_bytes(
             n, s, I.itemsize, fraction)
-        return dm.add(both, dm.pull_list_bytes(n, s, I.itemsize, ex.hub_first_pull), packed,
-                      dm.Needs(0, 0, bfs_steps.working_set(n, I)))
+        pulls = dm.pull_list_bytes(n, s, I.itemsize, ex.hub_first_pull,
+                                   int(G.in_degree().max(initial=0)))
+        return dm.add(both, pulls, packed, dm.Needs(0, 0, bfs_steps.working_set(n, I)))
     if task == "msf":
         cached = msf_steps._EDGE_LIST in G._cache
         m = G._cache[msf_steps._EDGE_LIST].m if cached else s // 2
-        per_edge = msf_steps.working_set(0, m, I, G.weighted, cached)
-        per_vertex = msf_steps.working_set(n, 0, I, G.weighted, cached)
+        wdtype = G.weights.dtype if G.weighted else None
+        per_edge = msf_steps.working_set(0, m, I, wdtype, cached)
+        per_vertex = msf_steps.working_set(n, 0, I, wdtype, cached)
         return dm.add(csr, dm.Needs(0, per_edge, per_vertex))
     if task == "scc":
         arcs = scc_steps.signatures_working_set(0, s, 0, I)

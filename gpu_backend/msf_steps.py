@@ -5,27 +5,31 @@
 
 Per graph, once (cached on the Graph): the upper triangle of the device CSR as an edge list
 (ends ``u < v``; edge id ``e`` = position in (u, v) order) and a 64-bit key per edge, the
-rank of its weight above the id bits, so that key order is the strict order (weight, u, v).
-The rank is the weight minus the smallest weight for integer weights whose span fits beside
-the id bits (no sort), else the index of the weight among the distinct weights (one device
-sort); float64 weights thus cost a call what int64 weights do. The lightest
-``LIGHT_PER_VERTEX * n`` edges by key (a threshold from a sample of keys) are stored first.
+rank of its weight above the id bits, so that key order is the strict order (weight, u, v)
+and a key names its edge. The rank is the weight minus the smallest weight for integer
+weights whose span fits beside the id bits (no sort; the forest's weights are read back off
+its keys), else the index of the weight among the distinct weights (one device sort; the
+weights are then kept by edge id); float64 weights thus cost a call what int64 weights do.
+The lightest ``LIGHT_PER_VERTEX * n`` edges by key (a threshold from a sample of keys) are
+the light edges.
 
 Per call, on the device: the light edges become candidates (each offered to both endpoints'
-``minkey`` by one 64-bit atomicMin), then Borůvka rounds of two kernels (hook: the lightest
-candidate of either endpoint's component joins them in a lock-free union-find whose roots are
-each set's smallest vertex, and enters the forest; shrink: the candidates relabelled by
-roots, those inside a component dropped, the others offered to the other minkey array while
-the one just read is cleared). After ``LIGHT_ROUNDS`` rounds the heavy edges
-are filtered against the components found (an edge inside one is the heaviest of a cycle)
-and join the candidate list; rounds go on until it is empty. On a graph of at most
-``FUSED_EDGES`` edges all of it is one persistent kernel (``msf_fused``: the phases a grid
-barrier apart, the rounds decided on the device, one sync for the forest's size), since
-there a call would otherwise be some forty launches of a few microseconds of work each.
-On larger graphs the phases are kernels of their own; they read list lengths from device
-words, so the host launches rounds without waiting: it reads the words back (the call's
-only synchronizations) every ``ROUNDS_PER_SYNC`` rounds of the second phase. The forest's
-keys are sorted on the device and decoded into rows.
+``minkey`` by one 64-bit atomicMin), then Borůvka rounds of three kernels (decide: the
+lightest candidate of either endpoint's component enters the forest; join: the new forest
+edges join their components in a lock-free union-find whose roots are each set's smallest
+vertex, so the labels need no extra pass, and the minkey array just read is cleared;
+shrink: candidates inside a component dropped, the rest offered to the other minkey array).
+A candidate is its key alone (8 bytes): the rounds look its ends up in the edge list and
+find their roots again, so two candidate lists cost what the edge list does. After
+``LIGHT_ROUNDS`` rounds the heavy edges are filtered against the components found (an edge
+inside one is the heaviest of a cycle) and join the candidate list; rounds go on until it
+is empty. On a graph of at most ``FUSED_EDGES`` edges all of it is one persistent kernel
+(``msf_fused``: the phases a grid barrier apart, the rounds decided on the device, one sync
+for the forest's size), since there a call would otherwise be some fifty launches of a few
+microseconds of work each. On larger graphs the phases are kernels of their own; they read
+list lengths from device words, so the host launches rounds without waiting: it reads the
+words back (the call's only synchronizations) every ``ROUNDS_PER_SYNC`` rounds of the
+second phase. The forest's keys are sorted on the device and decoded into rows.
 """
 
 from __future__ import annotations
@@ -54,33 +58,51 @@ ROUNDS_PER_SYNC = 4
 FUSED_EDGES = 1 << 20
 BLOCK = 256
 _NO_LABEL = 0                  # null pointer argument: msf_flatten writes no labels
+NO_EDGE = (1 << 64) - 1        # the largest key (msf.cu NO_EDGE): every edge is light
 _EDGE_LIST = "gpu.msf.edges"
 
 
-def _candidate_bytes(index_dtype) -> int:
-    """Bytes of one candidate (``Candidate<I>`` in msf.cu: two ids and a key, 16-aligned)."""
-    return 16 if np.dtype(index_dtype).itemsize == 4 else 32
+def _rank_table(weight_dtype) -> bool:
+    """Whether weights of ``weight_dtype`` may need the table of distinct weights (a sort;
+    the weights kept by edge id): floats, and 8-byte integers, whose span may not fit
+    beside the id bits."""
+    return weight_dtype.kind == "f" or weight_dtype.itemsize == 8
 
 
-def working_set(n: int, m: int, index_dtype, weighted: bool, cached: bool) -> int:
-    """Device bytes one call needs for ``n`` vertices and ``m`` undirected edges: the
-    per-graph edge list unless ``cached`` (see :meth:`MsfSteps.spanning_forest`; 4-byte
-    weights count as 8: their rank is computed from an 8-byte copy)."""
-    isize = np.dtype(index_dtype).itemsize
-    per_edge = 2 * _candidate_bytes(index_dtype)
-    per_vertex = isize + 80
-    if not cached:
-        per_edge += 2 * (2 * isize + 8) + (56 if weighted else 24)
-        per_vertex += 8 + isize
-    return per_edge * m + per_vertex * n
+def working_set(n: int, m: int, index_dtype, weight_dtype, cached: bool) -> int:
+    """Device bytes one call needs for ``n`` vertices and ``m`` undirected edges of
+    weights of ``weight_dtype`` (None: unweighted), besides the device CSR: two candidate
+    lists of 8-byte keys and ``s + 80`` bytes a vertex (``s`` the index size); unless
+    ``cached``, also the edge list (ends ``2 s`` and a key, 8, an edge; the weights too
+    where the ranks index the distinct weights) and its build at its peak: the 8-byte CSR
+    positions of the edges and the graph's weights uploaded (both directions), then,
+    where the ranks index the distinct weights, their sort."""
+    s = np.dtype(index_dtype).itemsize
+    per_edge, per_vertex = 16, s + 80
+    if cached:
+        return per_edge * m + per_vertex * n
+    w = 0 if weight_dtype is None else np.dtype(weight_dtype).itemsize
+    table = w and _rank_table(np.dtype(weight_dtype))
+    edges = 2 * s + 8 + (w if table else 0)
+    if not w:
+        build = edges
+    elif table:
+        build = max(2 * s + 8 + 3 * w, 2 * s + 4 * w + 9)
+    else:
+        build = 2 * s + 16 + 2 * w
+    return max(edges + per_edge, build) * m + (per_vertex + 16) * n
 
 
 class _EdgeList:
     """The per-graph device edge list (module docstring): ``ends`` (2 ids per edge),
-    ``keys``, ``weights`` (by edge id; None when unweighted), ``uoff`` (upper entries before
-    each row), ``m``, ``nlight`` (light edges, stored first), ``idbits``."""
+    ``keys`` (by edge id), ``uoff`` (upper entries before each row), ``m``, ``light``
+    (the largest light key), ``nlight`` (light edges), ``idbits``, and how the forest's
+    weights are found: ``weights`` (by edge id, where the ranks index the distinct
+    weights), else ``offset`` (the smallest weight, which the ranks are above), else
+    neither (unweighted)."""
 
-    __slots__ = ("ends", "keys", "weights", "uoff", "m", "nlight", "idbits")
+    __slots__ = ("ends", "keys", "uoff", "m", "light", "nlight", "idbits", "weights",
+                 "offset")
 
 
 def _edge_list(A, G) -> _EdgeList:
@@ -95,39 +117,68 @@ def _edge_list(A, G) -> _EdgeList:
     del count
     E.m = m = int(E.uoff[-1])                                   # sync (once per graph)
     E.ends = cp.empty(2 * m, dtype=I)
-    csr = cp.empty(m, dtype=np.int64)
+    # 8-byte CSR positions: its block (and the weights') holds a candidate list later
+    csr = cp.empty(m if G.weighted else 0, dtype=np.int64)
     if m:
-        _module.kernel("msf_upper_edges", I)((_module.grid_for(32 * n, BLOCK),), (BLOCK,),
-                                             (A.indptr, A.indices, n, E.uoff, E.ends, csr))
+        _module.kernel("msf_upper_edges", I)(
+            (_module.grid_for(32 * n, BLOCK),), (BLOCK,),
+            (A.indptr, A.indices, n, E.uoff, E.ends, csr.data.ptr if csr.size else 0))
     E.idbits = max(1, (m - 1).bit_length())
-    E.weights = None if G.weights is None else cp.asarray(G.weights)[csr]
+    if G.weighted:
+        E.keys, E.weights, E.offset = _weight_keys(cp.asarray(G.weights), csr, E.idbits)
+    else:
+        E.keys, E.weights, E.offset = cp.arange(m, dtype=np.uint64), None, None
     del csr
-    E.keys = _weight_rank(E.weights, m, 64 - E.idbits) << np.uint64(E.idbits)
-    E.keys |= cp.arange(m, dtype=np.uint64)
-    E.nlight = m
+    E.light, E.nlight = NO_EDGE, m
     if LIGHT_PER_VERTEX * n < m:
         sample = cp.sort(E.keys[::max(1, m // SAMPLE)])
-        threshold = sample[LIGHT_PER_VERTEX * n * sample.size // m]
-        light = E.keys <= threshold
-        first = cp.flatnonzero(light)                                          # sync
-        E.nlight = int(first.size)
-        order = cp.concatenate((first, cp.flatnonzero(~light)))                # sync
-        E.keys = E.keys[order]
-        E.ends = E.ends.reshape(m, 2)[order].reshape(-1)
+        E.light = int(sample[LIGHT_PER_VERTEX * n * sample.size // m])          # sync
+        E.nlight = int(cp.count_nonzero(E.keys <= np.uint64(E.light)))         # sync
     return E
 
 
-def _weight_rank(w, m: int, bits: int) -> cp.ndarray:
-    """uint64 ranks of the ``m`` weights ``w`` (None: all 0), order-preserving, below
-    ``2**bits`` (-0.0 and 0.0 equal): the offset from the smallest weight if the span fits,
-    else the index among the distinct weights."""
-    if w is None:
-        return cp.zeros(m, dtype=np.uint64)
-    if w.size and w.dtype.kind != "f":
+#: ``_offset_keys(w, csr, lo, idbits, keys)``: the key of edge ``i`` from its weight
+#: ``w[csr[i]]`` (``w`` integer) above the smallest, ``lo``: ``((w - lo) << idbits) | i``
+#: (mod 2**64: exact where the span fits).
+_offset_keys = cp.ElementwiseKernel(
+    "raw T w, int64 csr, uint64 lo, int32 idbits", "uint64 key",
+    "key = (((unsigned long long)(long long)w[csr] - lo) << idbits) | (unsigned long long)i",
+    "lagraph_msf_offset_keys")
+#: ``_index_keys(idbits, keys)``: each rank in ``keys`` becomes the key of its edge ``i``,
+#: ``(rank << idbits) | i``, in place.
+_index_keys = cp.ElementwiseKernel("int32 idbits", "uint64 key",
+                                   "key = (key << idbits) | (unsigned long long)i",
+                                   "lagraph_msf_index_keys")
+
+
+def _weight_keys(w, csr, idbits: int):
+    """``(keys, weights, offset)`` of the edges at CSR positions ``csr`` of the device
+    weights ``w``: each key an order-preserving rank of the edge's weight (-0.0 and 0.0
+    equal) above the ``idbits`` of its id. The rank is the offset from the smallest weight
+    (``offset``) if the span fits (integers), else the index among the distinct weights;
+    then ``weights`` holds the edges' weights, by edge id, to name the forest's."""
+    m = csr.size
+    if m and w.dtype.kind != "f":
         lo, hi = int(w.min()), int(w.max())                     # sync (once per graph)
-        if hi - lo < (1 << bits) - 1:                           # exact mod 2**64:
-            return w.astype(np.int64, copy=False).view(np.uint64) - np.uint64(lo % 2**64)
-    return cp.searchsorted(cp.unique(w), w).astype(np.uint64)
+        if hi - lo < (1 << (64 - idbits)) - 1:
+            keys = cp.empty(m, dtype=np.uint64)
+            _offset_keys(w, csr, np.uint64(lo % 2**64), np.int32(idbits), keys)
+            return keys, None, lo
+    weights = w[csr]
+    del w
+    keys = cp.searchsorted(cp.unique(weights), weights).view(np.uint64)
+    _index_keys(np.int32(idbits), keys)
+    return keys, weights, None
+
+
+def _forest_weights(E: _EdgeList, keys: cp.ndarray, edge: cp.ndarray, dtype) -> cp.ndarray:
+    """The weights of the forest edges ``edge`` whose sorted keys are ``keys``."""
+    if E.weights is not None:
+        return E.weights[edge]
+    if E.offset is None:
+        return cp.ones(keys.size, dtype=dtype)
+    rank = (keys >> np.uint64(E.idbits)) + np.uint64(E.offset % 2**64)
+    return rank.view(np.int64 if dtype.kind == "i" else np.uint64).astype(dtype, copy=False)
 
 
 class MsfSteps:
@@ -139,11 +190,13 @@ class MsfSteps:
         :meth:`lagraph_py.executor.Executor.spanning_forest` defines them.
 
         Working set, with ``m`` undirected edges, ``n`` vertices and ``s`` the index size
-        (4 bytes for int32 ids, 8 for int64): per call ``32 m`` bytes of candidate lists
-        (``64 m`` with int64 ids) and ``s + 80`` per vertex; once per graph, cached, an edge
-        list of ``2 s + 8`` bytes per edge (``+ 8`` weighted) and ``8`` per vertex, whose
-        build takes ``2 (2 s + 8) + 56`` bytes per edge at its peak (``+ 24`` unweighted),
-        besides the device CSR. :func:`working_set` gives the total.
+        (4 bytes for int32 ids, 8 for int64): per call ``16 m`` bytes of candidate lists
+        and ``s + 80`` per vertex; once per graph, cached, an edge list of ``2 s + 8``
+        bytes per edge (and the weights, where their ranks index the distinct weights:
+        floats, wide integers) and ``8`` per vertex, whose build takes no more than a call
+        with 32-bit ids and weights (the edges' 8-byte CSR positions, the weights of both
+        directions and the keys, whose blocks the candidate lists take over), besides the
+        device CSR: 16 bytes per stored entry in all. :func:`working_set` gives the total.
 
         Raises
         ------
@@ -163,8 +216,8 @@ class MsfSteps:
         wdtype = G.weights.dtype if G.weighted else np.dtype(np.int64)
         cached = _EDGE_LIST in G._cache
         m = G._cache[_EDGE_LIST].m if cached else G.nstored // 2
-        ensure_fits(working_set(n, m, device_index_dtype(G.indptr, G.indices), G.weighted,
-                                cached),
+        ensure_fits(working_set(n, m, device_index_dtype(G.indptr, G.indices),
+                                G.weights.dtype if G.weighted else None, cached),
                     f"msf of {n:,} vertices and {m:,} edges")
         A = self.matrix(G)
         E = G._cached(_EDGE_LIST, lambda: _edge_list(A, G))
@@ -178,8 +231,7 @@ class MsfSteps:
                 _grid(keys.size), (BLOCK,),
                 (keys, keys.size, np.int32(E.idbits), E.uoff, n, A.indptr, A.indices,
                  src, dst, edge))
-        weight = cp.ones(keys.size, dtype=np.int64) if E.weights is None else E.weights[edge]
-        return src, dst, weight, labels
+        return src, dst, _forest_weights(E, keys, edge, wdtype), labels
 
 
 def _boruvka(A, E, barrier) -> tuple[cp.ndarray, cp.ndarray]:
@@ -201,22 +253,25 @@ def _grid(work: int) -> tuple[int]:
 
 
 class _Run:
-    """Device state of one call: union-find, two minkey arrays, two candidate lists, forest
-    keys and the count words (``cnt[0]``, ``cnt[1]``: list lengths; ``cnt[2]``: forest
-    edges; ``cnt[3:5]``: the fused kernel's results). Round by round the lists and the
-    minkey arrays alternate together: the next round reads list ``i`` and ``minkey[i]``."""
+    """Device state of one call: union-find, two minkey arrays, two candidate lists (keys),
+    forest keys and the count words (``cnt[0]``, ``cnt[1]``: list lengths; ``cnt[2]``:
+    forest edges; ``cnt[3:5]``: the fused kernel's results; ``cnt[5]``: forest edges
+    joined). Round by round the lists and the minkey arrays alternate together: the next
+    round reads list ``i`` and ``minkey[i]``."""
 
     def __init__(self, A, E):
         n, I = A.n, A.index_dtype
         self.I, self.n = I, n
+        # the lists first: on a first call they take the blocks of the edge list's build
+        # (its CSR positions and weights) whole, before vertex arrays split them
+        self.lists = [cp.empty(E.m, dtype=np.uint64) for _ in range(2)]
         self.parent = cp.empty(n, dtype=I)
         self.both = cp.empty(2 * n, dtype=np.uint64)
         self.minkey = [self.both[:n], self.both[n:]]
-        esize = _candidate_bytes(I)
-        self.lists = [cp.empty(E.m * esize, dtype=np.uint8) for _ in range(2)]
         self.forest = cp.empty(max(1, n - 1), dtype=np.uint64)
-        self.cnt = cp.zeros(5, dtype=np.uint64)
+        self.cnt = cp.zeros(6, dtype=np.uint64)
         self.cap = E.m
+        self.ends, self.mask = E.ends, (1 << E.idbits) - 1
         self.i = 0                                 # the list the next round reads
 
     def max_rounds(self) -> int:
@@ -229,10 +284,11 @@ class _Run:
         kernel = _module.kernel("msf_fused", self.I)
         _module.launch_resident(
             kernel, _grid(E.m)[0], BLOCK,
-            (E.ends, E.keys, E.nlight, E.m, np.int32(LIGHT_ROUNDS),
-             np.int32(self.max_rounds()), self.n, self.parent, self.both, *self.lists,
-             self.cnt, self.forest, self.forest.size, labels, barrier, self.count(3)))
-        _, _, k, _, failed = (int(x) for x in self.cnt.get())            # sync
+            (E.ends, E.keys, E.m, _u64(E.light), np.int32(E.nlight < E.m), self.mask,
+             np.int32(LIGHT_ROUNDS), np.int32(self.max_rounds()), self.n, self.parent,
+             self.both, *self.lists, self.cnt, self.forest, self.forest.size, labels,
+             barrier))
+        _, _, k, _, failed, _ = (int(x) for x in self.cnt.get())         # sync
         if failed:
             raise RuntimeError("msf: Borůvka rounds made no progress on the gpu executor")
         return k
@@ -242,12 +298,12 @@ class _Run:
         ``ROUNDS_PER_SYNC`` rounds of the second phase; returns the forest's size."""
         _module.kernel("msf_init", self.I)(_grid(self.n), (BLOCK,),
                                            (self.n, self.parent, self.both))
-        self.collect(E, 0, E.nlight, filter_=False)
+        self.collect(E, heavy=False)
         self.rounds(LIGHT_ROUNDS, E.nlight)
         bound = E.nlight
         if E.nlight < E.m:
             self.flatten()                         # one hop to a root for the filter
-            self.collect(E, E.nlight, E.m, filter_=True)
+            self.collect(E, heavy=True)
             bound = E.m
         for _ in range(self.n.bit_length() // ROUNDS_PER_SYNC + 2):   # halving: <= log2(n) + 1
             self.rounds(ROUNDS_PER_SYNC, bound)
@@ -263,24 +319,28 @@ class _Run:
     def count(self, j: int) -> int:
         return self.cnt.data.ptr + 8 * j
 
-    def collect(self, E, lo: int, hi: int, filter_: bool) -> None:
-        """Edges lo..hi-1 of the edge list join the current list (filtered by roots)."""
-        if hi > lo:
-            _module.kernel("msf_collect", self.I)(
-                _grid(hi - lo), (BLOCK,),
-                (E.ends, E.keys, lo, hi, np.int32(filter_), self.parent,
-                 self.minkey[self.i], self.lists[self.i], self.count(self.i), self.cap))
+    def collect(self, E, heavy: bool) -> None:
+        """The light edges (or the heavy ones, filtered by roots) join the current list."""
+        _module.kernel("msf_collect", self.I)(
+            _grid(E.m), (BLOCK,),
+            (E.ends, E.keys, E.m, _u64(E.light), np.int32(heavy), self.mask, self.parent,
+             self.minkey[self.i], self.lists[self.i], self.count(self.i), self.cap))
 
     def rounds(self, count: int, bound: int) -> None:
         """Launch ``count`` Borůvka rounds on lists of at most ``bound`` candidates."""
-        grid = _grid(bound)
-        hook, shrink = _module.kernel("msf_hook", self.I), _module.kernel("msf_shrink", self.I)
+        grid, everyone = _grid(bound), _grid(self.n)
+        decide, join, shrink = (_module.kernel(f"msf_{name}", self.I)
+                                for name in ("decide", "join", "shrink"))
         for _ in range(count):
             i, o = self.i, 1 - self.i
-            hook(grid, (BLOCK,), (self.lists[i], self.count(i), self.parent, self.minkey[i],
-                                  self.forest, self.count(2), self.forest.size, self.count(o)))
-            shrink(grid, (BLOCK,), (self.lists[i], self.count(i), self.parent, self.minkey[i],
-                                    self.minkey[o], self.lists[o], self.count(o), self.cap))
+            decide(grid, (BLOCK,), (self.lists[i], self.count(i), self.ends, self.mask,
+                                    self.parent, self.minkey[i], self.forest, self.count(2),
+                                    self.forest.size, self.count(o)))
+            join(everyone, (BLOCK,), (self.forest, self.count(5), self.count(2), self.ends,
+                                      self.mask, self.parent, self.minkey[i], self.n))
+            shrink(grid, (BLOCK,), (self.lists[i], self.count(i), self.ends, self.mask,
+                                    self.parent, self.minkey[o], self.lists[o], self.count(o),
+                                    self.cap, self.count(5), self.count(2)))
             self.i = o
 
     def flatten(self, labels=None) -> None:
@@ -288,3 +348,8 @@ class _Run:
         _module.kernel("msf_flatten", self.I)(
             _grid(self.n), (BLOCK,),
             (self.n, self.parent, _NO_LABEL if labels is None else labels))
+
+
+def _u64(x: int) -> int:
+    """A uint64 kernel argument as the int64 of the same bits (how launches pack it)."""
+    return x - (1 << 64) if x >= 1 << 63 else x

@@ -52,6 +52,7 @@ from .storage import ensure_fits, long_row_chunks
 from .vector import GpuVector
 
 _BLOCK = 512
+_MAX_BLOCKS = 1024                   # the most blocks scc_signatures_fused scans (MAX_BLOCKS)
 _CTL = 8                       # control words of the kernels (zeroed by the allocation)
 #: Rounds whose end the signature kernel logs (LOG_ROUNDS in scc.cu).
 LOG_ROUNDS = 32
@@ -72,8 +73,9 @@ def trim_working_set(n: int, index_dtype) -> int:
 
 def signatures_working_set(n: int, m: int, q: int, index_dtype) -> int:
     """Device bytes of one signatures call on ``q`` of ``n`` vertices with ``m`` arcs among
-    them: the arcs gathered twice, the signatures and the queue twice, in pairs of ids."""
-    return (2 * m + n + q) * 2 * np.dtype(index_dtype).itemsize + 64
+    them: the arcs gathered (compacted in place between rounds), the signatures and the
+    queue twice, in pairs of ids, and each row's first arc (8 bytes a vertex)."""
+    return (m + n + q) * 2 * np.dtype(index_dtype).itemsize + 8 * (q + 1) + 64
 
 
 def _group_size(edges: int, vertices: int) -> int:
@@ -157,7 +159,7 @@ class SccSteps:
         m = int(start[-1])                                       # sync (arcs)
         ensure_fits(signatures_working_set(n, m, q.size, idx), "scc_signatures")
         pair = 2 * np.dtype(idx).itemsize
-        arcs, spare = cp.empty((m, 2), dtype=idx), cp.empty((m, 2), dtype=idx)
+        arcs = cp.empty((m, 2), dtype=idx)
         if m:
             g = _group_size(m, q.size)
             acv, aclo = long_row_chunks(A)
@@ -169,15 +171,15 @@ class SccSteps:
         words = cp.zeros(6 + 3 + 3 * LOG_ROUNDS, dtype=np.uint64)
         ctl, out = words[:6], words[6:]
         kernel = _module.kernel("scc_signatures_fused", idx)
-        blocks = _module.resident_blocks(kernel, _module.grid_for(max(m, q.size), _BLOCK),
-                                         _BLOCK)
+        blocks = _module.resident_blocks(
+            kernel, min(_MAX_BLOCKS, _module.grid_for(max(m, q.size), _BLOCK)), _BLOCK)
         part = cp.empty(blocks, dtype=np.uint64)
         lists = (q.copy(), cp.empty_like(q))
         sweeps = self.scc_handoff_sweeps
         lv, lp = label.for_update()
         _module.launch_resident(
             kernel, blocks, _BLOCK,
-            (*lists, q.size, arcs, spare, m, sig, lv, lp, np.int32(self.scc_local_passes),
+            (*lists, q.size, arcs, m, sig, lv, lp, np.int32(self.scc_local_passes),
              _module.l2_bytes() // pair, float(self.scc_host_share * HOST_NS_PER_ITEM),
              _NEVER if sweeps is None else int(sweeps), part, ctl, self._barrier(), out))
         label.touched()

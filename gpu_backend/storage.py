@@ -22,12 +22,13 @@ from functools import lru_cache
 import cupy as cp
 import numpy as np
 
+from lagraph_py.device_memory import PULL_SORT_CHUNK
+
 from . import _module
 
 #: Slots of the hub cache in bfs.cu (HC); the hub degree threshold keeps about this many
 #: of the highest out-degree vertices as hubs.
 HUB_SLOTS = 2048
-_SORT_CHUNK = 1 << 26
 #: Rows longer than LONG_ROW are cut into chunks of CHUNK entries, each handled by a whole
 #: block (LONG_ROW and CHUNK in kernels/shared.cuh).
 LONG_ROW, CHUNK = 512, 2048
@@ -81,8 +82,8 @@ class DeviceMatrix:
         reached in the earliest levels. Otherwise ``indices`` is the storage order.
         ``heads[v]`` is the first entry of row ``v`` in that order, -1 for an empty row: one
         contiguous array that holds most vertices' only probe. Built on first use (rows
-        sorted in chunks of at most ``2**26`` entries to bound the scratch memory), then
-        cached.
+        sorted in chunks of whole rows of about ``PULL_SORT_CHUNK`` entries, which bounds
+        the sort's scratch: :func:`lagraph_py.device_memory.pull_list_bytes`), then cached.
         """
         if hub_first not in self._pull_lists:
             indices = self._hub_first(out_indptr) if hub_first else self.indices
@@ -128,7 +129,8 @@ class DeviceMatrix:
         out = cp.empty_like(self.indices)
         ptr, lo = self._host_ptr, 0
         while lo < self.n:
-            hi = max(lo + 1, int(np.searchsorted(ptr, ptr[lo] + _SORT_CHUNK, "right")) - 1)
+            hi = max(lo + 1,
+                     int(np.searchsorted(ptr, ptr[lo] + PULL_SORT_CHUNK, "right")) - 1)
             a, b = int(ptr[lo]), int(ptr[hi])
             if b > a:
                 seg = self.indices[a:b]

@@ -48,9 +48,11 @@ VERTEX_ARRAY_BYTES = 24
 MANAGED_FLOOR = 1 << 20
 #: Scratch bytes per entry of the sort that orders the BFS pull lists hub-first
 #: (``DeviceMatrix.pull_lists``): row ids, keys, the permutation and CuPy's sort buffers,
-#: about six words an entry, over chunks of at most ``PULL_SORT_CHUNK`` entries.
+#: about six words an entry, over chunks of whole rows of about ``PULL_SORT_CHUNK``
+#: entries (a longer row is a chunk of its own). Chunks of 2^26 entries held 3.2 GB of
+#: scratch beside the 0.5 GB of a Kronecker 22 graph's indices (H100).
 PULL_SORT_BYTES = 48
-PULL_SORT_CHUNK = 1 << 26
+PULL_SORT_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -134,9 +136,12 @@ def csr_bytes(n: int, nstored: int, isize: int) -> Needs:
     return Needs(nstored * isize, 0, (n + 1) * isize)
 
 
-def pull_list_bytes(n: int, nstored: int, isize: int, hub_first: bool) -> Needs:
+def pull_list_bytes(n: int, nstored: int, isize: int, hub_first: bool,
+                    longest_row: int = 0) -> Needs:
     """The BFS pull lists of a transpose (``DeviceMatrix.pull_lists``): the row heads,
-    and, ordered hub-first, a reordered copy of the column indices and its sort's scratch.
+    and, ordered hub-first, a reordered copy of the column indices and its sort's scratch
+    (a chunk of :data:`PULL_SORT_CHUNK` entries, or the longest row, ``longest_row``, if
+    longer).
 
     Examples
     --------
@@ -144,11 +149,13 @@ def pull_list_bytes(n: int, nstored: int, isize: int, hub_first: bool) -> Needs:
     Needs(adjacency=0, edge_scratch=0, vertex=40)
     >>> pull_list_bytes(10, 100, 4, True)
     Needs(adjacency=400, edge_scratch=4960, vertex=40)
+    >>> pull_list_bytes(10, 2**30, 4, True, longest_row=2**22).edge_scratch == 48 * 2**22 + 160
+    True
     """
     if not hub_first:
         return Needs(0, 0, n * isize)
-    return Needs(nstored * isize, PULL_SORT_BYTES * min(nstored, PULL_SORT_CHUNK) + 16 * n,
-                 n * isize)
+    chunk = min(nstored, max(PULL_SORT_CHUNK, longest_row))
+    return Needs(nstored * isize, PULL_SORT_BYTES * chunk + 16 * n, n * isize)
 
 
 def packed_fraction(indptr: np.ndarray, indices: np.ndarray, rows: int = 4096) -> float:

@@ -176,7 +176,7 @@ def test_repeated_calls_reuse_the_edge_list():
 def test_memory_error_names_bytes_needed_and_free():
     G = generate.grid(30, 30, weights="real")
     need = budget.needs(GpuExecutor(), G, "msf").vertex      # the vertex arrays, at least
-    assert need == (steps.working_set(G.n, 0, G.index_dtype, True, False)
+    assert need == (steps.working_set(G.n, 0, G.index_dtype, G.weights.dtype, False)
                     + (G.n + 1) * G.indptr.itemsize)
     with mock.patch.object(cp.cuda.runtime, "memGetInfo", return_value=(1000, 2**30)), \
             mock.patch.object(cp, "get_default_memory_pool") as pool:
@@ -190,9 +190,12 @@ def test_memory_error_names_bytes_needed_and_free():
 
 
 def test_working_set_grows_with_the_graph():
-    small = steps.working_set(10, 20, np.int32, True, True)
-    assert steps.working_set(10, 21, np.int32, True, True) > small
-    assert steps.working_set(11, 20, np.int32, True, True) > small
-    assert steps.working_set(10, 20, np.int64, True, True) > small
-    assert steps.working_set(10, 20, np.int32, True, False) > small
+    small = steps.working_set(10, 20, np.int32, np.int32, True)
+    assert steps.working_set(10, 21, np.int32, np.int32, True) > small
+    assert steps.working_set(11, 20, np.int32, np.int32, True) > small
+    assert steps.working_set(10, 20, np.int64, np.int32, True) > small
+    assert steps.working_set(10, 20, np.int32, np.int32, False) > small
+    assert (steps.working_set(10, 20, np.int32, np.float64, False)
+            > steps.working_set(10, 20, np.int32, np.int32, False)
+            >= steps.working_set(10, 20, np.int32, None, False))
     assert 0 < storage.free_bytes()

@@ -302,16 +302,16 @@ __device__ __forceinline__ bool arc_stays(const P& a, const P* sig) {
 // then comes from memory at each pass). Then v with fw(v) == bw(v) is done: its component
 // is {u : sig(u) == sig(v)} and fw(v) its smallest id. An arc whose ends' signatures differ
 // cannot lie inside a component, nor can one at a done vertex: the round drops it. The
-// vertices and arcs left are compacted into the other buffers (vertices in any order, arcs
-// in order, tile by tile, so that a tile keeps neighbouring tails) and restart from their
-// own ids; the smallest id left finishes every round, so the rounds end.
+// vertices left are listed in the other buffer (in any order) and the arcs left compacted
+// in place (in order, so that a tile keeps neighbouring tails), and they restart from
+// their own ids; the smallest id left finishes every round, so the rounds end.
 // The kernel hands the rest over to the host (which labels it by Tarjan's algorithm) once a
 // round has run longer than ns_per_item nanoseconds per vertex and arc it started with, or
 // after max_sweeps sweeps in all: at the end of a sweep that changed something, the round's
 // vertex list (the vertices not done, a union of whole components) stays in the buffer of
 // this round and the kernel returns.
-// (qa, qb): vertex lists, (ea, eb): arc lists, alternating by round; part[b]: block b's
-// count of arcs kept. ctl[0..2]: "changed" (bit 0) and "hand over" (bit 1) flags, rotating
+// (qa, qb): vertex lists, alternating by round; ea: the arcs; part[b]: block b's count of
+// arcs kept. ctl[0..2]: "changed" (bit 0) and "hand over" (bit 1) flags, rotating
 // by sweep; ctl[3..5]: vertices left (rotating by round). Results: out[0] rounds finished,
 // out[1] sweeps, out[2] vertices handed over (0: all labelled); then for each of the first
 // LOG_ROUNDS rounds, out[3 + 3 r ...]: the sweeps so far, the vertices left and the
@@ -324,10 +324,95 @@ __device__ __forceinline__ unsigned long long budget(double ns_per_item, long lo
     return ns < 1e19 ? (unsigned long long)ns : ~0ull;
 }
 
+// Exclusive prefix sums of the blocks' counts part[0..gridDim.x) into tile_start (shared
+// memory, gridDim.x <= MAX_BLOCKS; the same in every block); returns their total.
+#define MAX_BLOCKS 1024
+__shared__ unsigned long long tile_start[MAX_BLOCKS + 1];
+
+__device__ __forceinline__ unsigned long long tile_offsets(const unsigned long long* part) {
+    const int nb = (int)gridDim.x;
+    #pragma unroll 1
+    for (int b = threadIdx.x; b < nb; b += blockDim.x) tile_start[b + 1] = __ldcg(&part[b]);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        tile_start[0] = 0;
+        #pragma unroll 1
+        for (int b = 1; b <= nb; ++b) tile_start[b] += tile_start[b - 1];
+    }
+    __syncthreads();
+    return tile_start[nb];
+}
+
+// Arcs kept at the start of each block's tile (block b: tile_start[b + 1] - tile_start[b]
+// of them from b * tile) moved down to [tile_start[b], ...), so that the `total` kept arcs
+// lie in [0, total), in order. By stretches of STAGE arcs a block, staged in shared memory:
+// the arcs that land in a stretch come from it or beyond (tile_start[b] <= b * tile), and
+// a stretch is read whole (a grid barrier) before it is written, so no arc is overwritten
+// before it is read.
+#define STAGE 1024
+template <typename P>
+__device__ __forceinline__ void move_down(P* ea, P* stage, unsigned long long total,
+                                          long long tile, unsigned int* bar,
+                                          unsigned int& gen) {
+    const long long stretch = (long long)gridDim.x * STAGE;
+    #pragma unroll 1
+    for (long long base = 0; base < (long long)total; base += stretch) {
+        const long long first = base + (long long)blockIdx.x * STAGE;
+        #pragma unroll 1
+        for (int k = threadIdx.x; k < STAGE && first + k < (long long)total; k += blockDim.x) {
+            const long long j = first + k;
+            int lo = 0, hi = (int)gridDim.x - 1;             // the last b: tile_start[b] <= j
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) / 2;
+                if (tile_start[mid] <= (unsigned long long)j) lo = mid; else hi = mid - 1;
+            }
+            stage[k] = ea[lo * tile + (j - (long long)tile_start[lo])];
+        }
+        grid_sync(bar, gen);
+        #pragma unroll 1
+        for (int k = threadIdx.x; k < STAGE && first + k < (long long)total; k += blockDim.x)
+            ea[first + k] = stage[k];
+    }
+}
+
+// The arcs of this block's tile [lo, hi) that stay (arc_stays), moved in order to the start
+// of the tile, by stretches of blockDim.x arcs: each warp stages its kept arcs in `stage`
+// (shared memory) before any is written back, and no arc moves up. Returns how many stay.
+template <typename P>
+__device__ __forceinline__ unsigned long long keep_in_tile(P* ea, const P* sig, P* stage,
+                                                           long long lo, long long hi) {
+    __shared__ int warp_kept[33];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned long long kept = 0;
+    P* out = ea + lo;
+    #pragma unroll 1
+    for (long long e = lo; e < hi; e += blockDim.x) {
+        const bool keep = e + threadIdx.x < hi && arc_stays(ea[e + threadIdx.x], sig);
+        const unsigned ballot = __ballot_sync(0xffffffffu, keep);
+        if (keep) stage[warp * 32 + __popc(ballot & ((1u << lane) - 1u))] = ea[e + threadIdx.x];
+        if (lane == 0) warp_kept[warp + 1] = __popc(ballot);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            warp_kept[0] = 0;
+            #pragma unroll 1
+            for (int w = 1; w <= (int)(blockDim.x >> 5); ++w) warp_kept[w] += warp_kept[w - 1];
+        }
+        __syncthreads();
+        if (lane < warp_kept[warp + 1] - warp_kept[warp])
+            out[warp_kept[warp] + lane] = stage[warp * 32 + lane];
+        kept += warp_kept[blockDim.x >> 5];
+        out += warp_kept[blockDim.x >> 5];
+        __syncthreads();
+    }
+    return kept;
+}
+
+// Held to 32 registers (four blocks of 512 a multiprocessor): the sweeps wait on scattered
+// loads and want every warp resident; the compaction's code would raise the count to 38-40.
 template <typename I>
-__global__ void __launch_bounds__(512)
-scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
-                     typename Pair<I>::T* eb, long long m, typename Pair<I>::T* sig,
+__global__ void __launch_bounds__(512, 4)
+scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long long m,
+                     typename Pair<I>::T* sig,
                      long long* lv, unsigned char* lp, int local_passes, long long cache_arcs,
                      double ns_per_item, unsigned long long max_sweeps,
                      unsigned long long* part, unsigned long long* ctl, unsigned int* bar,
@@ -404,39 +489,14 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
         }
         ++rounds;
         if (nleft == 0) break;
-        unsigned long long kept = 0;
-        for (long long e = lo; e < hi; e += blockDim.x)
-            kept += __syncthreads_count(e + threadIdx.x < hi && arc_stays(ea[e + threadIdx.x], sig));
+        // The arcs that stay, compacted in place, in order: first each block's within its
+        // tile, then the tiles' kept prefixes down to their places.
+        __shared__ P stage[STAGE];
+        const unsigned long long kept = keep_in_tile(ea, sig, stage, lo, hi);
         if (threadIdx.x == 0) part[blockIdx.x] = kept;
         grid_sync(bar, gen);
-        __shared__ unsigned long long offset, total;       // arcs kept before this tile, all
-        __shared__ int warp_kept[32];
-        if (threadIdx.x == 0) {
-            unsigned long long before = 0, all = 0;
-            for (unsigned b = 0; b < gridDim.x; ++b) {
-                const unsigned long long k = __ldcg(&part[b]);
-                before += b < blockIdx.x ? k : 0;
-                all += k;
-            }
-            offset = before;
-            total = all;
-        }
-        __syncthreads();
-        unsigned long long at = offset;
-        for (long long e = lo; e < hi; e += blockDim.x) {    // compact the arcs, in order
-            const bool keep = e + threadIdx.x < hi && arc_stays(ea[e + threadIdx.x], sig);
-            const unsigned ballot = __ballot_sync(0xffffffffu, keep);
-            if (wlane == 0) warp_kept[threadIdx.x >> 5] = __popc(ballot);
-            __syncthreads();
-            unsigned long long before = __popc(ballot & ((1u << wlane) - 1u)), all = 0;
-            for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
-                before += w < (int)(threadIdx.x >> 5) ? warp_kept[w] : 0;
-                all += warp_kept[w];
-            }
-            if (keep) eb[at + before] = ea[e + threadIdx.x];
-            at += all;
-            __syncthreads();
-        }
+        const unsigned long long total = tile_offsets(part);
+        move_down(ea, stage, total, tile, bar, gen);
         m = (long long)total;
         nq = nleft;
         if (tid == 0) {
@@ -449,7 +509,6 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea,
             sig[v] = {v, v};
         }
         I* tq = qa; qa = qb; qb = tq;
-        P* te = ea; ea = eb; eb = te;
         grid_sync(bar, gen);
     }
     if (tid == 0) {
