@@ -17,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
+from matplotlib.ticker import MaxNLocator, NullFormatter  # noqa: E402
 
 OURS = "lagraph_py"
 ALGORITHMS = ("bfs", "msf", "scc", "cc")
@@ -199,7 +199,9 @@ def plot_memory(rows: list[dict], path, title: str) -> Path:
             x, y = zip(*sorted(points))
             ax.plot(x, y, marker="o", label=name)
         ax.set(xscale="log", title=stage, xlabel="stored entries", ylabel="peak bytes / entry")
-        ax.set_ylim(bottom=0)
+        ax.xaxis.set_minor_formatter(NullFormatter())          # decades only
+        top = max(y for points in series.values() for _, y in points)
+        ax.set_ylim(0, 1.15 * top)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=6)
     fig.suptitle(title)
