@@ -14,7 +14,8 @@ Run inside an MPI job, every rank running the same calls::
 - :mod:`.graph`: :class:`DistGraph`, rows split by vertex ranges, and its constructors;
   :mod:`.io`: Matrix Market and edge-list files read by byte ranges;
 - :mod:`.executor`: the primitive steps (a local executor per rank plus exchanges);
-- :mod:`.bfs_steps`, :mod:`.msf_steps`: fused BFS and Borůvka group steps;
+- :mod:`.bfs_steps`, :mod:`.msf_steps`, :mod:`.components_steps`, :mod:`.scc_steps`: fused
+  BFS, Borůvka, connected components and SCC trim and signature group steps;
 - :mod:`.bfs_rule`: the BFS level loop and direction rule of CPU and GPU ranks;
 - :mod:`.exchange`: the collectives, with time-outs and shared failure;
 - :mod:`.nccl`: GPU ranks, exchanging device arrays through NCCL, and
@@ -40,12 +41,13 @@ from .exchange import CollectiveTimeout, DistributedError, Exchange, PeerError
 from .executor import DistMatrix, DistVector, PrimitiveSteps
 from .graph import DistGraph, partition, world
 from .msf_steps import MsfSteps
+from .scc_steps import SccSteps
 
 
-class DistributedExecutor(BfsSteps, MsfSteps, ComponentsSteps, PrimitiveSteps):
+class DistributedExecutor(BfsSteps, MsfSteps, ComponentsSteps, SccSteps, PrimitiveSteps):
     """CPU ranks: each rank's part on the cpu executor, exchanges through MPI; BFS,
-    Borůvka and connected components fused (:mod:`.bfs_steps`, :mod:`.msf_steps`,
-    :mod:`.components_steps`).
+    Borůvka, connected components and the SCC trim and signatures fused (:mod:`.bfs_steps`,
+    :mod:`.msf_steps`, :mod:`.components_steps`, :mod:`.scc_steps`).
 
     Parameters
     ----------

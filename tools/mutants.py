@@ -579,6 +579,22 @@ MUTATIONS = (
         "            break",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
+        "dist-scc-ranks-never-merge",
+        "the ranks' SCC signatures end a sweep without the all-reduce that merges the "
+        "ranks' values, each rank going on from its own",
+        "dist_backend/scc_steps.py",
+        "                both = self.exchange.allreduce(np.concatenate((fw, bw)), \"min\")",
+        "                both = np.concatenate((fw, bw))",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
+        "dist-scc-done-too-soon",
+        "the ranks' SCC rounds take a vertex out as labelled once its forward signature "
+        "is no larger than its backward one, not equal",
+        "dist_backend/scc_steps.py",
+        "            if fw[v] == bw[v]:",
+        "            if fw[v] <= bw[v]:",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
         "cc-placed-after-its-matrix",
         "connected components build the device matrix before the placement: a budget "
         "too small is refused only after the adjacency was allocated",

@@ -37,6 +37,13 @@ def graphs(rng):
     # vertex 0 at its far end: on 2 or 3 ranks most of its edges are one rank's alone
     runs = np.arange(256).reshape(2, -1, 8).transpose(1, 0, 2).ravel()[::-1]
     yield "alternating-path", lg.Graph.from_edges(runs[:-1], runs[1:], directed=False)
+    # 12 directed cycles of 10 vertices, each linked one way to the next, ids shuffled:
+    # components that the signature rounds peel off one class after another
+    ring = np.arange(120).reshape(12, 10)
+    src = np.concatenate([ring.ravel(), ring[:-1, 0]])
+    dst = np.concatenate([np.roll(ring, -1, axis=1).ravel(), ring[1:, 5]])
+    ids = rng.permutation(120)
+    yield "cycle-chain", lg.Graph.from_edges(ids[src], ids[dst], directed=True)
     for i in range(ROUNDS):
         n = int(rng.integers(1, 400))
         m = int(rng.integers(0, 4 * n))
@@ -115,11 +122,14 @@ def _check_estimates(G, level, bounds, trace, where):
 
 
 class Primitives(DistributedExecutor):
-    """The distributed executor running BFS by the text's primitive steps (the MSF text
-    reads the whole graph on the host: a distributed graph runs the fused one)."""
+    """The distributed executor running BFS and the SCC trim and signatures by the text's
+    primitive steps (the MSF text reads the whole graph on the host: a distributed graph
+    runs the fused one)."""
 
     name = "distributed-primitives"
     bfs_search = lg.executor.Executor.bfs_search
+    scc_trim = lg.executor.Executor.scc_trim
+    scc_signatures = lg.executor.Executor.scc_signatures
 
 
 if __name__ == "__main__":

@@ -1,0 +1,241 @@
+"""Strongly connected components over ranks: the trim and the signature rounds, fused.
+
+:meth:`~lagraph_py.executor.Executor.scc_signatures` is defined by the signature rounds of
+:mod:`lagraph_py.algorithms.scc` in the primitive steps; over ranks every step of every
+propagation is a collective, and a Kronecker 18 graph took seconds on two ranks. Here
+every rank keeps, for all ``n`` vertices, whether each is still being labelled (``live``),
+the signatures of the round, ``fw`` (the smallest live id found to reach the vertex) and
+``bw`` (the smallest found reachable from it), and the class of the round before (the
+signatures it ended with: two vertices can share a component only where they agree). A
+round:
+
+1. ``fw`` and ``bw`` start at each live vertex's own id; each rank lists the arcs it holds
+   (its rows' out-arcs and in-arcs) that join two live vertices of one class, by tail and
+   by head;
+2. a sweep: each rank gives every vertex the least ``fw`` of the vertices that reach it
+   along its arcs, and the least ``bw`` of those it reaches, exactly (searches from the
+   vertices in increasing order of the value, each claiming what no earlier one reached);
+   then one all-reduce (MIN) merges the ranks' ``fw`` and ``bw``, unless no rank lowered
+   anything (a small all-reduce says so): the fixed point, where ``fw(v)`` is the smallest
+   live id reaching ``v`` within its class, and ``bw(v)`` the smallest it reaches;
+3. a vertex with ``fw == bw`` is in the component of that id, which is its smallest: its
+   label. Every rank holds the same arrays, so all take the same vertices out, and the
+   signatures become the classes of the next round, until no vertex is live.
+
+Each round finishes at least the component of its class's smallest id, as the primitive
+text's rounds do, so the labels are the same. Each rank keeps four arrays of ``n`` vertex
+ids, two of ``n + 1`` row pointers and a few of ``n`` scratch, and its arcs twice.
+
+The trim before (``scc_trim``) peels, level by level, the active vertices without an
+active in- or out-neighbour (each a component of its own): every rank tests its own
+vertices on the out- and in-arcs of its rows, and one all-reduce of ``n`` flags a level
+takes out what all ranks peeled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .executor import DistMatrix, DistVector
+from .graph import id_dtype
+
+
+class SccSteps:
+    """The fused ``scc_trim`` and ``scc_signatures`` of the distributed executors (host
+    arrays)."""
+
+    def _live(self, active: DistVector, n: int) -> np.ndarray:
+        """Every rank's ``active`` vertices, as ``n`` flags (one all-reduce)."""
+        mine, _ = self.to_coo(active)
+        flags = np.zeros(n, np.uint8)
+        flags[mine] = 1
+        return self.exchange.allreduce(flags, "max")
+
+    def scc_trim(self, A: DistMatrix, AT: DistMatrix, active: DistVector,
+                 label: DistVector) -> DistVector:
+        """Peel the active vertices without an active in- or out-neighbour, level by
+        level: each rank tests its own vertices on its rows' out- and in-arcs, and one
+        all-reduce of ``n`` flags a level takes out what every rank peeled."""
+        n = A.n
+        live = self._live(active, n)
+        peeled = []
+        while True:
+            dead = _peel(A.lo, A.indptr, A.indices, AT.indptr, AT.indices, live)
+            if not self.exchange.allreduce(np.array([dead.size], np.int64), "sum")[0]:
+                break
+            flags = np.zeros(n, np.uint8)
+            flags[dead] = 1
+            live &= 1 - self.exchange.allreduce(flags, "max")
+            peeled.append(dead)
+        idx = np.concatenate(peeled) if peeled else np.empty(0, np.int64)
+        self.assign(label, self.vector(n, idx, idx))
+        left = A.lo + np.flatnonzero(live[A.lo:A.lo + A.nlocal])
+        return self.vector(n, left, left)
+
+    def scc_signatures(self, A: DistMatrix, AT: DistMatrix, active: DistVector,
+                       label: DistVector) -> None:
+        n, ids = A.n, id_dtype(A.n)
+        live = self._live(active, n)
+        fw, bw = np.zeros(n, ids), np.zeros(n, ids)
+        cfw, cbw = np.zeros(n, ids), np.zeros(n, ids)      # one class: every live vertex
+        done_ids, done_labels = [], []
+        seen, stack = np.empty(n, np.uint8), np.empty(n, np.int64)
+        while _restart(live, fw, bw):
+            fptr, fdst, bptr, bsrc = _class_arcs(A.lo, A.indptr, A.indices, AT.indptr,
+                                                 AT.indices, live, cfw, cbw)
+            while True:
+                changed = _lower(fptr, fdst, live, fw, seen, stack)
+                changed |= _lower(bptr, bsrc, live, bw, seen, stack)
+                if not self.exchange.allreduce(np.array([changed], np.int64), "max")[0]:
+                    break
+                both = self.exchange.allreduce(np.concatenate((fw, bw)), "min")
+                fw, bw = both[:n], both[n:]
+            done = _finish(A.lo, A.lo + A.nlocal, live, fw, bw, cfw, cbw)
+            done_ids.append(done)
+            done_labels.append(fw[done])
+        idx = np.concatenate(done_ids) if done_ids else np.empty(0, np.int64)
+        values = np.concatenate(done_labels).astype(np.int64) if done_ids else idx
+        self.assign(label, self.vector(n, idx, values))
+
+
+@njit(cache=True, nogil=True)
+def _restart(live, fw, bw):
+    """Every live vertex's signatures its own id; whether any vertex is live."""
+    any_live = False
+    for v in range(live.size):
+        if live[v]:
+            fw[v] = v
+            bw[v] = v
+            any_live = True
+    return any_live
+
+
+@njit(cache=True, nogil=True)
+def _class_arcs(lo, aptr, aind, tptr, tind, live, cfw, cbw):
+    """The arcs ``u -> v`` that rows ``lo, lo + 1, ...`` hold (their out-arcs ``aptr,
+    aind`` and in-arcs ``tptr, tind``; global ids) between two live vertices of one class,
+    as the CSR of each direction over all ``n`` vertices: ``(fptr, fdst, bptr, bsrc)``."""
+    n = live.size
+    src = np.empty(aind.size + tind.size, aind.dtype)
+    dst = np.empty_like(src)
+    k = 0
+    for r in range(aptr.size - 1):
+        x = lo + r
+        if not live[x]:
+            continue
+        for e in range(aptr[r], aptr[r + 1]):
+            v = aind[e]
+            if live[v] and cfw[v] == cfw[x] and cbw[v] == cbw[x]:
+                src[k], dst[k] = x, v
+                k += 1
+        for e in range(tptr[r], tptr[r + 1]):
+            u = tind[e]
+            if live[u] and cfw[u] == cfw[x] and cbw[u] == cbw[x]:
+                src[k], dst[k] = u, x
+                k += 1
+    return _rows(src[:k], dst[:k], n) + _rows(dst[:k], src[:k], n)
+
+
+@njit(cache=True, nogil=True)
+def _rows(src, dst, n):
+    """``(indptr, targets)``: the CSR of the arcs ``src -> dst`` over ``n`` vertices."""
+    ptr = np.zeros(n + 1, np.int64)
+    for u in src:
+        ptr[u + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    fill = ptr[:-1].copy()
+    out = np.empty_like(dst)
+    for i in range(src.size):
+        out[fill[src[i]]] = dst[i]
+        fill[src[i]] += 1
+    return ptr, out
+
+
+@njit(cache=True, nogil=True)
+def _lower(ptr, nbr, live, sig, seen, stack):
+    """Give every vertex the least ``sig`` of the vertices that reach it along ``ptr,
+    nbr`` (itself included), exactly: searches from the live vertices in increasing
+    order of ``sig`` (vertex ids), each claiming what no earlier one reached. Returns
+    whether any value dropped. ``seen``, ``stack``: scratch of ``n``."""
+    order = _by_value(sig, live, stack)
+    seen[:] = 0
+    changed = False
+    for y in order:
+        if seen[y] or ptr[y + 1] == ptr[y]:
+            continue
+        least = sig[y]
+        seen[y] = 1
+        stack[0] = y
+        top = 1
+        while top:
+            top -= 1
+            u = stack[top]
+            for e in range(ptr[u], ptr[u + 1]):
+                w = nbr[e]
+                if not seen[w]:
+                    seen[w] = 1
+                    if least < sig[w]:
+                        sig[w] = least
+                        changed = True
+                    stack[top] = w
+                    top += 1
+    return changed
+
+
+@njit(cache=True, nogil=True)
+def _by_value(sig, live, counts):
+    """The live vertices in increasing order of ``sig`` (ids below ``n``), by a counting
+    sort; ``counts``: scratch of ``n``."""
+    n = sig.size
+    counts[:] = 0
+    for v in range(n):
+        if live[v]:
+            counts[sig[v]] += 1
+    total = 0
+    for k in range(n):
+        total, counts[k] = total + counts[k], total
+    order = np.empty(total, np.int64)
+    for v in range(n):
+        if live[v]:
+            order[counts[sig[v]]] = v
+            counts[sig[v]] += 1
+    return order
+
+
+@njit(cache=True, nogil=True)
+def _peel(lo, aptr, aind, tptr, tind, live):
+    """The live vertices of rows ``lo, lo + 1, ...`` (out-arcs ``aptr, aind``, in-arcs
+    ``tptr, tind``) without a live out-neighbour or without a live in-neighbour."""
+    dead = []
+    for r in range(aptr.size - 1):
+        x = lo + r
+        if live[x] and not (_any_live(aind, aptr[r], aptr[r + 1], live)
+                            and _any_live(tind, tptr[r], tptr[r + 1], live)):
+            dead.append(x)
+    return np.array(dead, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _any_live(ids, first, last, live):
+    for e in range(first, last):
+        if live[ids[e]]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _finish(lo, hi, live, fw, bw, cfw, cbw):
+    """End a round: the live vertices with ``fw == bw`` are done (no longer live); the
+    signatures become the classes. Returns the done vertices of ``lo..hi-1``."""
+    mine = []
+    for v in range(live.size):
+        if live[v]:
+            if fw[v] == bw[v]:
+                live[v] = 0
+                if lo <= v < hi:
+                    mine.append(v)
+            cfw[v] = fw[v]
+            cbw[v] = bw[v]
+    return np.array(mine, dtype=np.int64)
