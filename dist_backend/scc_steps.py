@@ -37,6 +37,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from lagraph_py.cpu_steps.csr import rows_of
+
 from .executor import DistMatrix, DistVector
 from .graph import id_dtype
 
@@ -82,11 +84,15 @@ class SccSteps:
         done_ids, done_labels = [], []
         seen, stack = np.empty(n, np.uint8), np.empty(n, np.int64)
         while _restart(live, fw, bw):
-            fptr, fdst, bptr, bsrc = _class_arcs(A.lo, A.indptr, A.indices, AT.indptr,
-                                                 AT.indices, live, cfw, cbw)
+            tails, heads = _class_arcs(A.lo, A.indptr, A.indices, AT.indptr, AT.indices,
+                                       live, cfw, cbw)
+            forward, backward = rows_of(n, tails, heads), rows_of(n, heads, tails)
+            alive = np.flatnonzero(live).astype(ids)
             while True:
-                changed = _lower(fptr, fdst, live, fw, seen, stack)
-                changed |= _lower(bptr, bsrc, live, bw, seen, stack)
+                changed = False
+                for (ptr, nbr), sig in ((forward, fw), (backward, bw)):
+                    order = rows_of(n, sig[alive], alive)[1]     # by value
+                    changed |= _lower(ptr, nbr, order, sig, seen, stack)
                 if not self.exchange.allreduce(np.array([changed], np.int64), "max")[0]:
                     break
                 both = self.exchange.allreduce(np.concatenate((fw, bw)), "min")
@@ -113,10 +119,9 @@ def _restart(live, fw, bw):
 
 @njit(cache=True, nogil=True)
 def _class_arcs(lo, aptr, aind, tptr, tind, live, cfw, cbw):
-    """The arcs ``u -> v`` that rows ``lo, lo + 1, ...`` hold (their out-arcs ``aptr,
-    aind`` and in-arcs ``tptr, tind``; global ids) between two live vertices of one class,
-    as the CSR of each direction over all ``n`` vertices: ``(fptr, fdst, bptr, bsrc)``."""
-    n = live.size
+    """``(tails, heads)``: the arcs that rows ``lo, lo + 1, ...`` hold (their out-arcs
+    ``aptr, aind`` and in-arcs ``tptr, tind``; global ids) between two live vertices of
+    one class."""
     src = np.empty(aind.size + tind.size, aind.dtype)
     dst = np.empty_like(src)
     k = 0
@@ -134,32 +139,15 @@ def _class_arcs(lo, aptr, aind, tptr, tind, live, cfw, cbw):
             if live[u] and cfw[u] == cfw[x] and cbw[u] == cbw[x]:
                 src[k], dst[k] = u, x
                 k += 1
-    return _rows(src[:k], dst[:k], n) + _rows(dst[:k], src[:k], n)
+    return src[:k], dst[:k]
 
 
 @njit(cache=True, nogil=True)
-def _rows(src, dst, n):
-    """``(indptr, targets)``: the CSR of the arcs ``src -> dst`` over ``n`` vertices."""
-    ptr = np.zeros(n + 1, np.int64)
-    for u in src:
-        ptr[u + 1] += 1
-    for v in range(n):
-        ptr[v + 1] += ptr[v]
-    fill = ptr[:-1].copy()
-    out = np.empty_like(dst)
-    for i in range(src.size):
-        out[fill[src[i]]] = dst[i]
-        fill[src[i]] += 1
-    return ptr, out
-
-
-@njit(cache=True, nogil=True)
-def _lower(ptr, nbr, live, sig, seen, stack):
+def _lower(ptr, nbr, order, sig, seen, stack):
     """Give every vertex the least ``sig`` of the vertices that reach it along ``ptr,
-    nbr`` (itself included), exactly: searches from the live vertices in increasing
-    order of ``sig`` (vertex ids), each claiming what no earlier one reached. Returns
-    whether any value dropped. ``seen``, ``stack``: scratch of ``n``."""
-    order = _by_value(sig, live, stack)
+    nbr`` (itself included), exactly: searches from the vertices ``order`` (the live
+    ones, in increasing order of ``sig``), each claiming what no earlier one reached.
+    Returns whether any value dropped. ``seen``, ``stack``: scratch of ``n``."""
     seen[:] = 0
     changed = False
     for y in order:
@@ -182,26 +170,6 @@ def _lower(ptr, nbr, live, sig, seen, stack):
                     stack[top] = w
                     top += 1
     return changed
-
-
-@njit(cache=True, nogil=True)
-def _by_value(sig, live, counts):
-    """The live vertices in increasing order of ``sig`` (ids below ``n``), by a counting
-    sort; ``counts``: scratch of ``n``."""
-    n = sig.size
-    counts[:] = 0
-    for v in range(n):
-        if live[v]:
-            counts[sig[v]] += 1
-    total = 0
-    for k in range(n):
-        total, counts[k] = total + counts[k], total
-    order = np.empty(total, np.int64)
-    for v in range(n):
-        if live[v]:
-            order[counts[sig[v]]] = v
-            counts[sig[v]] += 1
-    return order
 
 
 @njit(cache=True, nogil=True)

@@ -315,6 +315,25 @@ def _keyed(weights: np.ndarray | None) -> tuple | None:
         weights.dtype.kind == "f"
 
 
+@njit(cache=True, nogil=True)
+def rows_of(n, src, dst):
+    """``(indptr, targets)``: the arcs ``src -> dst`` (ids below ``n``) by tail, each
+    row's in input order (steps 1 and 2 of :func:`build_csr` alone: no sort, repeats
+    kept).
+
+    Examples
+    --------
+    >>> ptr, targets = rows_of(3, np.array([2, 0, 2]), np.array([0, 1, 1]))
+    >>> ptr.tolist(), targets.tolist()
+    ([0, 1, 1, 3], [1, 0, 1])
+    """
+    offsets = np.zeros(n + 2, np.int64)
+    _count(src, dst, False, offsets)
+    targets = np.empty(src.size, dst.dtype)
+    _scatter(src, dst, None, False, offsets, targets, None)
+    return offsets[:n + 1], targets
+
+
 def build_csr(n: int, src: np.ndarray, dst: np.ndarray, weights: np.ndarray | None,
               directed: bool, index_type: np.dtype):
     """The canonical CSR of an edge list: ``(indptr, indices, weights, nself_loops)``.
