@@ -78,8 +78,9 @@ def working_set(n: int, m: int, index_dtype, weight_dtype, cached: bool) -> int:
     lists of 8-byte keys and ``s + 80`` bytes a vertex (``s`` the index size); unless
     ``cached``, also the edge list (ends ``2 s`` and a key, 8, an edge; the weights too
     where the ranks index the distinct weights) and its build at its peak: the 8-byte CSR
-    positions of the edges and the graph's weights uploaded (both directions), then,
-    where the ranks index the distinct weights, their sort."""
+    positions of the edges and the graph's weights uploaded (both directions), held
+    until the keys are made, and, where the ranks index the distinct weights, the
+    edges' weights and their sort (a copy and the distinct ones)."""
     s = np.dtype(index_dtype).itemsize
     per_edge, per_vertex = 16, s + 80
     if cached:
@@ -89,8 +90,8 @@ def working_set(n: int, m: int, index_dtype, weight_dtype, cached: bool) -> int:
     edges = 2 * s + 8 + (w if table else 0)
     if not w:
         build = edges
-    elif table:
-        build = max(2 * s + 8 + 3 * w, 2 * s + 4 * w + 9)
+    elif table:        # ends, positions, the upload, the edges' weights, the sort's copies
+        build = 2 * s + 8 + 2 * w + w + 2 * w + 1
     else:
         build = 2 * s + 16 + 2 * w
     return max(edges + per_edge, build) * m + (per_vertex + 16) * n
@@ -168,7 +169,6 @@ def _weight_keys(w, csr, idbits: int):
             _offset_keys(w, csr, np.uint64(lo % 2**64), np.int32(idbits), keys)
             return keys, None, lo
     weights = w[csr]
-    del w
     keys = cp.searchsorted(cp.unique(weights), weights).view(np.uint64)
     _index_keys(np.int32(idbits), keys)
     return keys, weights, None
