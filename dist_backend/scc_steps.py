@@ -26,6 +26,14 @@ Each round finishes at least the component of its class's smallest id, as the pr
 text's rounds do, so the labels are the same. Each rank keeps four arrays of ``n`` vertex
 ids, two of ``n + 1`` row pointers and a few of ``n`` scratch, and its arcs twice.
 
+A chain of components needs about a round each (a chain of 100 cycles of 100 vertices
+took 9 s on two ranks, its single-process labelling 0.5 ms), so a round whose arcs are
+few hands them over: where the live arcs within classes number at most
+``scc_handover_arcs`` over all ranks, every rank gathers them (each from the rank that
+holds its tail) and labels the live vertices itself, by the compiled Pearce-Tarjan search
+of the cpu executor on that subgraph (its components are the graph's: a component lies
+within one class), each component by its smallest id.
+
 The trim before (``scc_trim``) peels, level by level, the active vertices without an
 active in- or out-neighbour (each a component of its own): every rank tests its own
 vertices on the out- and in-arcs of its rows, and one all-reduce of ``n`` flags a level
@@ -38,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from lagraph_py.cpu_steps.csr import rows_of
+from lagraph_py.cpu_steps.scc import smallest_id_components
 
 from .executor import DistMatrix, DistVector
 from .graph import id_dtype
@@ -46,6 +55,11 @@ from .graph import id_dtype
 class SccSteps:
     """The fused ``scc_trim`` and ``scc_signatures`` of the distributed executors (host
     arrays)."""
+
+    #: A signature round whose live arcs within classes number at most this over all
+    #: ranks hands them to every rank, which labels the rest itself (see the module
+    #: docstring); -1: never. 2^21 arcs are 16 or 32 MB on each rank.
+    scc_handover_arcs = 1 << 21
 
     def _live(self, active: DistVector, n: int) -> np.ndarray:
         """Every rank's ``active`` vertices, as ``n`` flags (one all-reduce)."""
@@ -84,10 +98,19 @@ class SccSteps:
         done_ids, done_labels = [], []
         seen, stack = np.empty(n, np.uint8), np.empty(n, np.int64)
         while _restart(live, fw, bw):
-            tails, heads = _class_arcs(A.lo, A.indptr, A.indices, AT.indptr, AT.indices,
-                                       live, cfw, cbw)
-            forward, backward = rows_of(n, tails, heads), rows_of(n, heads, tails)
+            tails, heads, owned = _class_arcs(A.lo, A.indptr, A.indices, AT.indptr,
+                                              AT.indices, live, cfw, cbw)
             alive = np.flatnonzero(live).astype(ids)
+            total = self.exchange.allreduce(np.array([owned], np.int64), "sum")[0]
+            if total <= self.scc_handover_arcs:
+                (tails, heads), _ = self.exchange.allgather([tails[:owned], heads[:owned]])
+                ptr, nbr = rows_of(n, tails, heads)
+                mine = alive[(A.lo <= alive) & (alive < A.lo + A.nlocal)]
+                done_ids.append(mine.astype(np.int64))
+                done_labels.append(smallest_id_components(ptr, nbr, alive, n)[
+                    np.searchsorted(alive, mine)])
+                break
+            forward, backward = rows_of(n, tails, heads), rows_of(n, heads, tails)
             while True:
                 changed = False
                 for (ptr, nbr), sig in ((forward, fw), (backward, bw)):
@@ -119,27 +142,30 @@ def _restart(live, fw, bw):
 
 @njit(cache=True, nogil=True)
 def _class_arcs(lo, aptr, aind, tptr, tind, live, cfw, cbw):
-    """``(tails, heads)``: the arcs that rows ``lo, lo + 1, ...`` hold (their out-arcs
-    ``aptr, aind`` and in-arcs ``tptr, tind``; global ids) between two live vertices of
-    one class."""
+    """``(tails, heads, nout)``: the arcs that rows ``lo, lo + 1, ...`` hold between two
+    live vertices of one class (global ids): first the ``nout`` out-arcs of the rows
+    (``aptr, aind``), then their in-arcs (``tptr, tind``)."""
     src = np.empty(aind.size + tind.size, aind.dtype)
     dst = np.empty_like(src)
-    k = 0
-    for r in range(aptr.size - 1):
+    nout = _list_class_arcs(lo, aptr, aind, live, cfw, cbw, src, dst, 0)
+    k = _list_class_arcs(lo, tptr, tind, live, cfw, cbw, dst, src, nout)
+    return src[:k], dst[:k], nout
+
+
+@njit(cache=True, nogil=True)
+def _list_class_arcs(lo, ptr, ind, live, cfw, cbw, rows, cols, k):
+    """Append to ``rows, cols`` from position ``k`` the entries ``(lo + r, ind[e])`` of
+    rows ``r`` of ``ptr, ind`` that join two live vertices of one class; the new end."""
+    for r in range(ptr.size - 1):
         x = lo + r
         if not live[x]:
             continue
-        for e in range(aptr[r], aptr[r + 1]):
-            v = aind[e]
+        for e in range(ptr[r], ptr[r + 1]):
+            v = ind[e]
             if live[v] and cfw[v] == cfw[x] and cbw[v] == cbw[x]:
-                src[k], dst[k] = x, v
+                rows[k], cols[k] = x, v
                 k += 1
-        for e in range(tptr[r], tptr[r + 1]):
-            u = tind[e]
-            if live[u] and cfw[u] == cfw[x] and cbw[u] == cbw[x]:
-                src[k], dst[k] = u, x
-                k += 1
-    return src[:k], dst[:k]
+    return k
 
 
 @njit(cache=True, nogil=True)

@@ -587,6 +587,14 @@ MUTATIONS = (
         "                both = np.concatenate((fw, bw))",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
+        "dist-scc-handover-misaligned",
+        "the ranks' SCC hand-over gives a rank's own live vertices the labels of the first "
+        "live vertices, not their own",
+        "dist_backend/scc_steps.py",
+        "                    np.searchsorted(alive, mine)])",
+        "                    np.arange(mine.size)])",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
         "dist-scc-done-too-soon",
         "the ranks' SCC rounds take a vertex out as labelled once its forward signature "
         "is no larger than its backward one, not equal",

@@ -136,6 +136,23 @@ def _active_degrees(indptr, indices, tindptr, tindices, ids, state):
     return indeg, outdeg
 
 
+def smallest_id_components(indptr: np.ndarray, indices: np.ndarray, ids: np.ndarray,
+                           n: int) -> np.ndarray:
+    """The strongly connected components of the subgraph that the vertices ``ids``
+    (ascending, a union of whole components) induce in the CSR ``indptr, indices`` of
+    ``n`` vertices (int32 or int64; arcs may repeat): aligned with ``ids``, the smallest
+    id of each one's component, by Pearce's variant of Tarjan's algorithm.
+
+    Examples
+    --------
+    >>> ptr, nbr = np.array([0, 1, 2, 3, 3]), np.array([1, 0, 3])      # 0 <-> 1, 2 -> 3
+    >>> smallest_id_components(ptr, nbr, np.arange(4), 4).tolist()
+    [0, 0, 2, 3]
+    """
+    like = _UINT32 if 2 * n + 2 <= np.iinfo(np.uint32).max else _UINT64
+    return _smallest_id_components(*as_unsigned(indptr, indices), ids, n, like)
+
+
 @njit(cache=True)
 def _smallest_id_components(indptr, indices, ids, n, like):
     """:func:`_pearce` on the subgraph induced by ``ids`` (a union of whole components of
@@ -434,8 +451,7 @@ class SccSteps:
         ids = holder(active).indices()
         if not ids.size:
             return
-        like = _UINT32 if 2 * n + 2 <= np.iinfo(np.uint32).max else _UINT64
-        smallest = _smallest_id_components(*csr_arrays(A, unsigned=True), ids, n, like)
+        smallest = smallest_id_components(*csr_arrays(A, unsigned=True), ids, n)
         if ids.size == n:                  # every vertex: the labels are the whole vector
             with held(label) as (holder_of_label,):
                 holder_of_label.set_full(smallest)

@@ -59,6 +59,7 @@ def graphs(rng):
 def main():
     rng = np.random.default_rng(7)
     executors = [("fused", DistributedExecutor()), ("primitives", Primitives())]
+    rounds = [("rounds", _handover(-1)), ("handover-late", _handover(40))]
     for name, G in graphs(rng):
         D = DistGraph.from_graph(G)
         for label, ex in executors:
@@ -95,14 +96,27 @@ def main():
                 component = D.gather(f.component)
                 if D.rank == 0:
                     assert np.array_equal(component, ref.component), f"{where}: msf comp"
-            c = lg.scc(D, backend=ex)
-            labels = D.gather(c.labels)
-            if D.rank == 0:
-                assert np.array_equal(labels, lg.scc(G, backend=CpuExecutor()).labels), \
-                    f"{where}: scc labels"
+            _check_scc(G, D, ex, where)
+        for label, ex in rounds:                    # the SCC rounds, handed over late or never
+            _check_scc(G, D, ex, f"{name} ({label}, rank {D.rank})")
     if DistGraph.from_graph(lg.generate.grid(2, 2)).rank == 0:
         assert ESTIMATED == {"push", "pull"}, ESTIMATED
         print("agree: every result equal")
+
+
+def _check_scc(G, D, ex, where):
+    labels = D.gather(lg.scc(D, backend=ex).labels)
+    if D.rank == 0:
+        assert np.array_equal(labels, lg.scc(G, backend=CpuExecutor()).labels), \
+            f"{where}: scc labels"
+
+
+def _handover(arcs):
+    """A distributed executor whose SCC rounds hand their arcs over at ``arcs`` (-1:
+    never)."""
+    ex = DistributedExecutor()
+    ex.scc_handover_arcs = arcs
+    return ex
 
 
 def _check_estimates(G, level, bounds, trace, where):
