@@ -402,15 +402,11 @@ class BfsSteps:
     persistent_blocks = None
     block = 512
     #: The whole search (:meth:`bfs_search`) runs a push level in one block while its
-    #: frontier has at most this many vertices and out-edges and fits the block's shared
-    #: memory (bfs.cu ``solo_team``), with block barriers: one pass of its threads over
-    #: the edges, each thread's four claims in flight together (H200, the 2000x2000
-    #: grid: 22.2 ms, against 26.8 ms with 4096 and 31.6 ms with 8192, where one block
-    #: takes two and four passes; USA-road-NE 13.0 against 17.0 ms). A larger frontier
-    #: goes to a team of blocks, one per ``team_width / 2`` thread slots (vertices x lanes
-    #: a vertex, or edges): a slot a thread (H100, the 2000x2000 grid: 27.2 ms, against
-    #: 30.5 ms with 512, two threads a slot, whose teams are twice as large).
-    solo_width = 2048
+    #: frontier needs at most this many thread slots (vertices x lanes a vertex), with
+    #: block barriers; a larger one in a team of blocks, one per ``team_width / 2`` slots:
+    #: a slot a thread (H100, the 2000x2000 grid's 2,699 levels: 27.2 ms, against 30.5 ms
+    #: with 512, two threads a slot, whose teams are twice as large).
+    solo_width = 1024
     team_width = 1024
     #: A CuPy uint64 array of 4 words a level, or None: where :meth:`bfs_search` records
     #: when each level ended (ns and block 0's clock), its frontier size and who ran it

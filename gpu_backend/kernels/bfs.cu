@@ -694,11 +694,15 @@ __device__ __forceinline__ long long group_size(unsigned long long max_deg, long
 // One edge u -> v of a push level: claim v, visit and count it, and add it to the next
 // frontier: into the bitmap nbits (one atomicOr; my_found counts it) unless that is null,
 // else into the queue nxt (one atomicAdd on *cq per group of claiming lanes, which must be
-// converged here; nxt_deg, unless null, gets v's out-degree beside its entry).
-template <typename I>
+// converged here; nxt_deg, unless null, gets v's out-degree beside its entry, and snxt a
+// copy of the entry when it falls among the first scap: a copy in shared memory). SOLO (one
+// block, a small frontier, where each level waits on its slowest chain of loads): the claim
+// is one atomicCAS without a first read of the status, and v's degrees are read before it,
+// so that those loads overlap the atomic.
+template <typename I, bool SOLO>
 __device__ __forceinline__ void push_edge(long long u, long long v, int k, int* st,
-                                          unsigned* nbits, I* nxt, long long* nxt_deg,
-                                          unsigned long long* cq,
+                                          unsigned* nbits, I* nxt, long long* nxt_deg, I* snxt,
+                                          long long scap, unsigned long long* cq,
                                           long long* pv, unsigned char* pp, long long* lv,
                                           unsigned char* lp, int want_parent,
                                           const I* __restrict__ indptr,
@@ -706,8 +710,12 @@ __device__ __forceinline__ void push_edge(long long u, long long v, int k, int* 
                                           unsigned long long* hc, unsigned long long& my_found,
                                           unsigned long long& my_out, unsigned long long& my_in,
                                           unsigned long long& my_max) {
-    unsigned long long at = 0;
-    const bool claimed = claim(st, v, k);
+    unsigned long long d = 0, di = 0, at = 0;
+    if (SOLO) {
+        d = deg_of(indptr, v);
+        di = deg_of(in_ptr, v);
+    }
+    const bool claimed = SOLO ? atomicCAS(&st[v], UNV, k) == UNV : claim(st, v, k);
     if (nbits) {
         if (!claimed) return;
         atomicOr(&nbits[v >> 5], 1u << (v & 31));
@@ -724,10 +732,14 @@ __device__ __forceinline__ void push_edge(long long u, long long v, int k, int* 
         if (!claimed) return;
         at = base + __popc(ballot & ((1u << lane) - 1u));
         nxt[at] = (I)v;
+        if (snxt && at < (unsigned long long)scap) snxt[at] = (I)v;
     }
     visit(v, u, k, pv, pp, lv, lp, want_parent);
-    const unsigned long long d = deg_of(indptr, v);
-    note_visit(v, k, d, deg_of(in_ptr, v), hub_deg, hc, my_out, my_in);
+    if (!SOLO) {
+        d = deg_of(indptr, v);
+        di = deg_of(in_ptr, v);
+    }
+    note_visit(v, k, d, di, hub_deg, hc, my_out, my_in);
     if (nxt_deg && !nbits) nxt_deg[at] = (long long)d;
     my_max = max(my_max, d);
 }
@@ -735,29 +747,30 @@ __device__ __forceinline__ void push_edge(long long u, long long v, int k, int* 
 // One push level k: the frontier cur[0..nq), of largest out-degree max_deg, expands into
 // the next (push_edge: a queue nxt, or the bitmap nbits unless null). Threads tid <
 // nthreads take part: the first nthreads / blockDim.x blocks of the grid, each of whose
-// threads calls it. A group of g
+// threads calls it (SOLO: one block, and cur may lie in shared memory). A group of g
 // threads expands each frontier vertex (group_size), so a one-vertex frontier spreads over
 // all threads and a grid graph uses 4 threads a vertex. A level whose largest out-degree
 // exceeds `balance` rounds of its groups (a hub among leaves) is expanded edge-balanced
 // instead, as push_balanced does: `prefix()` returns the inclusive prefix sum of the
 // frontier's out-degrees (after the barrier it needs), and every thread takes every
 // nthreads-th edge, finding its source by binary search. Counters, one atomic per block
-// each: *cq the next frontier's size, *ce its out-edges, *cin its
+// (SOLO: per warp) each: *cq the next frontier's size, *ce its out-edges, *cin its
 // in-edges, *cmax its largest out-degree.
-template <typename I, class Prefix>
+template <typename I, bool SOLO, class Prefix>
 __device__ __forceinline__ void push_level(
         const I* __restrict__ indptr, const I* __restrict__ indices, const I* __restrict__ in_ptr,
         const I* cur, long long nq, unsigned long long max_deg, long long balance,
-        unsigned* nbits, I* nxt, long long* nxt_deg, unsigned long long* cq, int k, int* st, long long* pv, unsigned char* pp, long long* lv,
+        unsigned* nbits, I* nxt, long long* nxt_deg, I* snxt, long long scap,
+        unsigned long long* cq, int k, int* st, long long* pv, unsigned char* pp, long long* lv,
         unsigned char* lp, int want_parent, unsigned long long* hc, long long hub_deg,
         unsigned long long* ce, unsigned long long* cin, unsigned long long* cmax, long long tid,
         long long nthreads, Prefix prefix) {
     auto at = [&](long long i) -> long long {      // a queue entry written by other blocks
-        return (long long)__ldcg(&cur[i]);
+        return SOLO ? (long long)cur[i] : (long long)__ldcg(&cur[i]);
     };
     auto edge = [&](long long u, long long v, unsigned long long& found,
                     unsigned long long& out, unsigned long long& in, unsigned long long& mx) {
-        push_edge<I>(u, v, k, st, nbits, nxt, nxt_deg, cq, pv, pp, lv, lp,
+        push_edge<I, SOLO>(u, v, k, st, nbits, nxt, nxt_deg, snxt, scap, cq, pv, pp, lv, lp,
                            want_parent, indptr, in_ptr, hub_deg, hc, found, out, in, mx);
     };
     const long long g = group_size(max_deg, nq, nthreads);
@@ -780,7 +793,9 @@ __device__ __forceinline__ void push_level(
                 edge(u, (long long)indices[p], my_found, my_out, my_in, my_max);
         }
     }
-    block_add_to(my_out, my_in, my_found, my_max, ce, cin, nbits ? cq : nullptr, cmax, true);
+    unsigned long long* cfound = nbits ? cq : nullptr;
+    if (SOLO) warp_add_to(my_out, my_in, my_found, my_max, ce, cin, cfound, cmax);
+    else block_add_to(my_out, my_in, my_found, my_max, ce, cin, cfound, cmax, true);
 }
 
 // Persistent multi-level push for small frontiers: one launch runs levels k, k+1, ... of
@@ -839,13 +854,14 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
             ctl[3 + z] = 0;
             ctl[7 + z] = 0;
         }
-        push_level<I>(indptr, indices, in_ptr, cur, nq, max_deg, balance, (unsigned*)nullptr,
-                      nxt, (long long*)nullptr, &ctl[r], k, st, pv, pp, lv, lp, want_parent, hc,
-                      hub_deg, &ctl[3 + r], &ctl[6], &ctl[7 + r], tid, nthreads, [&]() {
-                          if (blockIdx.x == 0) block_degree_prefix(indptr, cur, nq, scan);
-                          sync();
-                          return (const long long*)scan;
-                      });
+        push_level<I, false>(indptr, indices, in_ptr, cur, nq, max_deg, balance,
+                             (unsigned*)nullptr, nxt, (long long*)nullptr, (I*)nullptr, 0,
+                             &ctl[r], k, st, pv, pp, lv, lp, want_parent, hc, hub_deg,
+                             &ctl[3 + r], &ctl[6], &ctl[7 + r], tid, nthreads, [&]() {
+                                 if (blockIdx.x == 0) block_degree_prefix(indptr, cur, nq, scan);
+                                 sync();
+                                 return (const long long*)scan;
+                             });
         sync();
         unsigned long long nn = *(volatile unsigned long long*)&ctl[r];
         unsigned long long fe = *(volatile unsigned long long*)&ctl[3 + r];
@@ -993,18 +1009,6 @@ struct Walk {
     }
 };
 
-// A level of one block (solo_team) holds its frontier in shared memory, SOLO_BYTES of it:
-// two copies (the level's and the next) of each entry's vertex, row start and out-degree
-// (an int: a solo level has fewer than 2^31 out-edges), at most solo_cap entries a copy.
-#define SOLO_BYTES 32768
-#define SOLO_ROUND 4            // edges a thread claims at once in a solo level
-#define SMEM_WORDS (SOLO_BYTES / 8 > HC ? SOLO_BYTES / 8 : HC)
-
-template <typename I>
-__device__ __forceinline__ constexpr long long solo_cap() {
-    return (long long)(SOLO_BYTES / (2 * (2 * sizeof(I) + sizeof(int)))) & ~31LL;
-}
-
 // The search's arrays and settings: the kernel's one argument (__grid_constant__, read from
 // the constant bank, so that its pointers take no registers). Every field is 8 bytes, in
 // the order bfs_steps.py packs them (_SEARCH_FIELDS).
@@ -1034,18 +1038,15 @@ struct Search {
     __device__ __forceinline__ unsigned* bitmap(long long i) const { return bits + i * words; }
 
     // Blocks for a push level of nq vertices, fe out-edges and largest out-degree maxd: 1
-    // (solo_team) while the frontier fits shared memory and neither nq nor fe exceeds
-    // solo_width, else enough for `width` thread slots (a slot a vertex's lane, group_size
-    // lanes a vertex, or an edge) a block with twice the room, at least 2, at most G.
+    // while its work fits solo_width thread slots (a slot a vertex's lane, group_size lanes
+    // a vertex, or an edge), else enough for `width` slots a block with twice the room, at
+    // most G.
     __device__ __forceinline__ long long team_size(long long nq, unsigned long long fe,
                                                    unsigned long long maxd, long long G) const {
-        if (nq <= solo_cap<I>() && fe < (1ull << 31) && max((unsigned long long)nq, fe) <=
-                                                         (unsigned long long)solo_width)
-            return 1;
         long long g = 1;
         while (g < 32 && (unsigned long long)g < maxd) g <<= 1;
         const long long slots = max(nq * g, (long long)fe);
-        return min(G, max(2LL, (2 * slots + width - 1) / width));
+        return slots <= solo_width ? 1 : min(G, (2 * slots + width - 1) / width);
     }
 };
 
@@ -1077,9 +1078,10 @@ __device__ __forceinline__ void prefix_in_place(long long* x, long long len, lon
     sync();
 }
 
-// A team's barrier: of its T blocks (gen: thread 0's generation).
+// A team's barrier: of its T blocks (gen: thread 0's generation), or its block (SOLO).
+template <bool SOLO>
 __device__ __forceinline__ void team_sync(unsigned int* tbar, unsigned int& gen, long long T) {
-    blocks_sync(tbar, gen, (unsigned int)T, false);
+    if (SOLO) __syncthreads(); else blocks_sync(tbar, gen, (unsigned int)T, false);
 }
 
 // The end of a team's level (after its barrier), by thread 0 of each member: the level's
@@ -1127,8 +1129,8 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (!w.bits) {
         queue_bits(S.queue(w.cur), w.nq, S.bitmap(w.cur), S.words, tid, G * blockDim.x,
-                   [&]() { team_sync(tbar, gen, G); });
-        team_sync(tbar, gen, G);
+                   [&]() { team_sync<false>(tbar, gen, G); });
+        team_sync<false>(tbar, gen, G);
     }
     for (int r = 0;; r = (r + 1) % 3) {
         if (blockIdx.x == 0 && threadIdx.x == 0) {     // slot of the next level, last read
@@ -1144,34 +1146,39 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
                             S.bitmap(1 - cur), (int)S.serial, S.pull_cap, cache, c, c + 1,
                             c + 3, c + 2);
         if (S.nlong) {
-            team_sync(tbar, gen, G);
+            team_sync<false>(tbar, gen, G);
             pull_long(S.tptr, S.tind, S.pk, S.long_items, S.nlong, S.pull_chunk, S.st, level,
                       S.pv, S.lv, S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg,
                       S.bitmap(cur), S.bitmap(1 - cur), cache, c, c + 1, c + 3, c + 2);
         }
-        team_sync(tbar, gen, G);
+        team_sync<false>(tbar, gen, G);
         if (threadIdx.x == 0) go_on = end_level(S, w, true, true, G, c);
         __syncthreads();
         if (!go_on) return;
     }
 }
 
-// Push levels by a team of the grid's first T > 1 blocks while they suit it (push_level).
-// A team of the whole grid leaves the next frontier as a bitmap (zeroed first; one
-// atomicOr per vertex, where a queue would take one atomicAdd on its length per group of
-// lanes), which it makes a queue (bits_to_queue) if it pushes again. Else as pull_team.
-template <typename I>
+// Push levels by a team of the grid's first T blocks while they suit it (push_level). A
+// team of the whole grid leaves the next frontier as a bitmap (zeroed first; one atomicOr
+// per vertex, where a queue would take one atomicAdd on its length per group of lanes),
+// which it makes a queue (bits_to_queue) if it pushes again. SOLO: T == 1, block barriers, counters
+// (cnt) in shared memory, and the frontier's queue copied into shared memory (`smem`, HC
+// words: two copies) while it fits. Else as pull_team.
+template <typename I, bool SOLO>
 __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long T,
                                           unsigned long long* cnt, unsigned long long* smem) {
     __shared__ bool go_on;
     unsigned int gen = 0;
     unsigned int* tbar = S.bar + 2;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&tbar[1];
-    auto sync = [&]() { team_sync(tbar, gen, T); };
-    const long long member = blockIdx.x;
+    if (!SOLO && threadIdx.x == 0) gen = *(volatile unsigned int*)&tbar[1];
+    auto sync = [&]() { team_sync<SOLO>(tbar, gen, T); };
+    const long long member = SOLO ? 0 : blockIdx.x;
     const long long tid = member * blockDim.x + threadIdx.x;
     const long long nthreads = T * blockDim.x;
-    const bool to_bits = T == (long long)gridDim.x;
+    const bool to_bits = !SOLO && T == (long long)gridDim.x;
+    const long long scap = HC * 8 / (2 * sizeof(I));  // SOLO: entries of each copy
+    I* sq = (I*)smem;
+    int copy = -1;                                     // SOLO: the copy holding the frontier
     for (int r = 0;; r = (r + 1) % 3) {
         const long long cur = w.cur, nq = w.nq;
         if (w.bits) {
@@ -1190,162 +1197,30 @@ __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long
             z[0] = z[1] = z[2] = z[3] = 0;
         }
         unsigned long long* c = cnt + 4 * r;
-        push_level<I>(S.indptr, S.indices, S.in_ptr, S.queue(cur), nq, w.maxd, S.balance,
-                      to_bits ? S.bitmap(1 - cur) : (unsigned*)nullptr, S.queue(1 - cur),
-                      S.deg(1 - cur), c, (int)w.k + 1, S.st, S.pv, (unsigned char*)nullptr,
-                      S.lv, (unsigned char*)nullptr, S.pv != nullptr, S.hc, S.hub_deg, c + 1,
-                      c + 3, c + 2, tid, nthreads, [&]() {
-                          if (nq <= HC) {                     // each block its own, in smem
-                              const long long* d = S.deg(cur);
-                              long long* own = (long long*)smem;
-                              block_prefix(nq, [&](long long i) { return __ldcg(&d[i]); }, own);
-                              __syncthreads();
-                              return (const long long*)own;
-                          }
-                          prefix_in_place(S.deg(cur), nq, S.totals, T, member, sync);
-                          return (const long long*)S.deg(cur);
-                      });
+        push_level<I, SOLO>(S.indptr, S.indices, S.in_ptr,
+                            copy >= 0 ? sq + copy * scap : S.queue(cur), nq, w.maxd, S.balance,
+                            to_bits ? S.bitmap(1 - cur) : (unsigned*)nullptr, S.queue(1 - cur),
+                            S.deg(1 - cur), SOLO ? sq + (copy == 0 ? scap : 0) : (I*)nullptr,
+                            scap, c, (int)w.k + 1, S.st, S.pv, (unsigned char*)nullptr, S.lv,
+                            (unsigned char*)nullptr, S.pv != nullptr, S.hc, S.hub_deg, c + 1,
+                            c + 3, c + 2, tid, nthreads, [&]() {
+                                if (!SOLO && nq <= HC) {   // each block its own, in smem
+                                    const long long* d = S.deg(cur);
+                                    long long* own = (long long*)smem;
+                                    block_prefix(nq, [&](long long i) { return __ldcg(&d[i]); },
+                                                 own);
+                                    __syncthreads();
+                                    return (const long long*)own;
+                                }
+                                prefix_in_place(S.deg(cur), nq, S.totals, T, member, sync);
+                                return (const long long*)S.deg(cur);
+                            });
         sync();
         if (threadIdx.x == 0) go_on = end_level(S, w, false, to_bits, T, c);
         __syncthreads();
         if (!go_on) return;
-    }
-}
-
-// A copy of a solo frontier in shared memory (see SOLO_BYTES): its vertices, their row
-// starts and their out-degrees, which solo_level turns into their inclusive prefix sum.
-template <typename I>
-struct SoloCopy {
-    I* v; I* beg; int* pre;
-    __device__ __forceinline__ SoloCopy(unsigned long long* smem, int copy) {
-        const long long cap = solo_cap<I>();
-        v = (I*)smem + copy * cap;
-        beg = (I*)smem + (2 + copy) * cap;
-        pre = (int*)((I*)smem + 4 * cap) + copy * cap;
-    }
-};
-
-// One push level k by one block, from the frontier f (nq vertices) in shared memory:
-// every out-edge claims its target (one atomicCAS), each thread SOLO_ROUND edges at a
-// time whose loads are all in flight together (the sources found by binary search in the
-// degrees' prefix sum, in step), so that a level waits on about two loads from the
-// memory system, not on a chain a vertex: the vertex's row start and out-degree are read
-// when it is claimed and kept beside it. The next frontier goes to the global queue nxt
-// (out-degrees beside it in nxt_deg, for a team of blocks) and to the shared copy nf; the
-// counters c (as end_level reads them) are in shared memory.
-template <typename I>
-__device__ __forceinline__ void solo_level(const Search<I>& S, SoloCopy<I> f, long long nq,
-                                           SoloCopy<I> nf, I* nxt, long long* nxt_deg,
-                                           unsigned long long* c, int k) {
-    {                                                  // degrees -> inclusive prefix sum
-        const int per = (int)((nq + blockDim.x - 1) / blockDim.x);
-        const int lo = min((int)nq, (int)threadIdx.x * per), hi = min((int)nq, lo + per);
-        int sum = 0, total;
-        for (int i = lo; i < hi; ++i) sum += f.pre[i];
-        int run = block_excl_scan(sum, &total);
-        for (int i = lo; i < hi; ++i) f.pre[i] = run += f.pre[i];
-        __syncthreads();
-    }
-    const int edges = nq ? f.pre[nq - 1] : 0;
-    int top = 1;                                       // highest power of two <= nq
-    while (2 * top <= nq) top <<= 1;
-    const long long cap = solo_cap<I>();
-    const int lane = threadIdx.x & 31;
-    unsigned long long out = 0, in = 0, mx = 0;
-    for (int base = 0; base < edges; base += SOLO_ROUND * blockDim.x) {
-        // edges base + j * blockDim.x + threadIdx.x, j < rounds: a warp with none skips
-        const int first = base + (int)(threadIdx.x & ~31u);
-        const int rounds = first < edges ? min(SOLO_ROUND, (edges - first + (int)blockDim.x - 1) /
-                                                               (int)blockDim.x) : 0;
-        if (rounds == 0) continue;
-        int src[SOLO_ROUND];
-        long long v[SOLO_ROUND];
-#pragma unroll
-        for (int j = 0; j < SOLO_ROUND; ++j) src[j] = 0;
-        for (int step = top; step; step >>= 1) {       // src: the first entry past edge e
-#pragma unroll
-            for (int j = 0; j < SOLO_ROUND; ++j) {
-                const int e = base + j * blockDim.x + threadIdx.x;
-                if (j < rounds && src[j] + step <= nq && f.pre[src[j] + step - 1] <= e)
-                    src[j] += step;
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < SOLO_ROUND; ++j) {
-            const int e = base + j * blockDim.x + threadIdx.x;
-            v[j] = j < rounds && e < edges
-                       ? (long long)S.indices[(long long)f.beg[src[j]] + e -
-                                              (src[j] ? f.pre[src[j] - 1] : 0)]
-                       : -1;
-        }
-        I b[SOLO_ROUND], d[SOLO_ROUND];
-        unsigned long long di[SOLO_ROUND];
-        bool won[SOLO_ROUND];
-#pragma unroll
-        for (int j = 0; j < SOLO_ROUND; ++j) {         // loads and claims, none awaited yet
-            const bool edge = v[j] >= 0;
-            b[j] = edge ? S.indptr[v[j]] : 0;
-            d[j] = edge ? S.indptr[v[j] + 1] : 0;
-            di[j] = edge ? deg_of(S.in_ptr, v[j]) : 0;
-            won[j] = edge && atomicCAS(&S.st[v[j]], UNV, k) == UNV;
-        }
-#pragma unroll
-        for (int j = 0; j < SOLO_ROUND; ++j) {
-            if (j >= rounds) break;
-            const unsigned ballot = __ballot_sync(0xffffffffu, won[j]);
-            if (!ballot) continue;
-            unsigned long long at = 0;
-            if (lane == __ffs(ballot) - 1) at = atomicAdd(c, (unsigned long long)__popc(ballot));
-            at = __shfl_sync(0xffffffffu, at, __ffs(ballot) - 1) +
-                 __popc(ballot & ((1u << lane) - 1u));
-            if (!won[j]) continue;
-            const unsigned long long deg = (unsigned long long)(d[j] - b[j]);
-            nxt[at] = (I)v[j];
-            nxt_deg[at] = (long long)deg;
-            if ((long long)at < cap) {
-                nf.v[at] = (I)v[j];
-                nf.beg[at] = b[j];
-                nf.pre[at] = (int)deg;
-            }
-            visit(v[j], (long long)f.v[src[j]], k, S.pv, nullptr, S.lv, nullptr,
-                  S.pv != nullptr);
-            note_visit(v[j], k, deg, di[j], S.hub_deg, S.hc, out, in);
-            mx = max(mx, deg);
-        }
-    }
-    warp_add_to(out, in, 0, mx, c + 1, c + 3, nullptr, c + 2);
-}
-
-// Push levels by one block while they suit it (team_size 1): block barriers, the counters
-// (cnt, a bank as in push_team) in shared memory and the frontier in shared memory
-// (solo_level), its first copy read from the global queue.
-template <typename I>
-__device__ __forceinline__ void solo_team(const Search<I>& S, Walk& w, unsigned long long* cnt,
-                                          unsigned long long* smem) {
-    __shared__ bool go_on;
-    const I* q = S.queue(w.cur);
-    const SoloCopy<I> first(smem, 0);
-    for (long long i = threadIdx.x; i < w.nq; i += blockDim.x) {
-        const long long u = (long long)__ldcg(&q[i]);
-        const I b = S.indptr[u];
-        first.v[i] = (I)u;
-        first.beg[i] = b;
-        first.pre[i] = (int)(S.indptr[u + 1] - b);
-    }
-    if (threadIdx.x < BANK) cnt[threadIdx.x] = 0;
-    __syncthreads();
-    for (int r = 0, copy = 0;; r = (r + 1) % 3, copy ^= 1) {
-        if (threadIdx.x == 0) {                        // slot of the next level, last read
-            unsigned long long* z = cnt + 4 * ((r + 1) % 3);          // two levels ago
-            z[0] = z[1] = z[2] = z[3] = 0;
-        }
-        unsigned long long* c = cnt + 4 * r;
-        solo_level(S, SoloCopy<I>(smem, copy), w.nq, SoloCopy<I>(smem, copy ^ 1),
-                   S.queue(1 - w.cur), S.deg(1 - w.cur), c, (int)w.k + 1);
-        __syncthreads();
-        if (threadIdx.x == 0) go_on = end_level(S, w, false, false, 1, c);
-        __syncthreads();
-        if (!go_on) return;
+        const int wrote = copy == 0 ? 1 : 0;          // the copy the level just made
+        copy = SOLO && w.nq <= scap ? wrote : -1;
     }
 }
 
@@ -1385,7 +1260,7 @@ __device__ __forceinline__ void take_over(const unsigned long long* ctl, Walk& w
 // 2000 x 2000 grid 27.3 against 22.1 ms, cnr-2000 0.48 against 0.38 ms).
 template <typename I>
 __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<I> S) {
-    __shared__ unsigned long long smem[SMEM_WORDS];
+    __shared__ unsigned long long smem[HC];
     __shared__ unsigned long long solo_cnt[BANK];
     __shared__ Walk w;
     __shared__ bool pull;
@@ -1433,9 +1308,11 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
             if (pull) {
                 pull_team(S, w, S.ctl + BANK * (w.team & 1), smem);
             } else if (T == 1) {
-                solo_team(S, w, solo_cnt, smem);
+                if (threadIdx.x < BANK) solo_cnt[threadIdx.x] = 0;
+                __syncthreads();
+                push_team<I, true>(S, w, 1, solo_cnt, smem);
             } else {
-                push_team(S, w, T, S.ctl + BANK * (w.team & 1), smem);
+                push_team<I, false>(S, w, T, S.ctl + BANK * (w.team & 1), smem);
             }
             if (blockIdx.x == 0 && threadIdx.x == 0) hand_over(S.ctl, w);
         }
