@@ -28,11 +28,13 @@ ids, two of ``n + 1`` row pointers and a few of ``n`` scratch, and its arcs twic
 
 A chain of components needs about a round each (a chain of 100 cycles of 100 vertices
 took 9 s on two ranks, its single-process labelling 0.5 ms), so a round whose arcs are
-few hands them over: where the live arcs within classes number at most
-``scc_handover_arcs`` over all ranks, every rank gathers them (each from the rank that
-holds its tail) and labels the live vertices itself, by the compiled Pearce-Tarjan search
-of the cpu executor on that subgraph (its components are the graph's: a component lies
-within one class), each component by its smallest id.
+few hands them over: where the live arcs within classes number, over all ranks, at most
+as many as a rank holds on average (its rows' out- and in-arcs: the gathered arcs take no
+more memory than each rank's part of the graph) or 2^21 (``scc_handover_arcs``), every rank
+gathers them (each from the rank that holds its tail) and labels the live vertices
+itself, by the compiled Pearce-Tarjan search of the cpu executor on that subgraph (its
+components are the graph's: a component lies within one class), each component by its
+smallest id.
 
 The trim before (``scc_trim``) peels, level by level, the active vertices without an
 active in- or out-neighbour (each a component of its own): every rank tests its own
@@ -56,10 +58,11 @@ class SccSteps:
     """The fused ``scc_trim`` and ``scc_signatures`` of the distributed executors (host
     arrays)."""
 
-    #: A signature round whose live arcs within classes number at most this over all
-    #: ranks hands them to every rank, which labels the rest itself (see the module
-    #: docstring); -1: never. 2^21 arcs are 16 or 32 MB on each rank.
-    scc_handover_arcs = 1 << 21
+    #: A signature round hands its arcs to every rank, which labels the rest itself (see
+    #: the module docstring), where the live arcs within classes number at most this over
+    #: all ranks; None: as many as a rank holds on average, or 2^21 (16 or 32 MB on each
+    #: rank) if that is more; -1: never.
+    scc_handover_arcs: int | None = None
 
     def _live(self, active: DistVector, n: int) -> np.ndarray:
         """Every rank's ``active`` vertices, as ``n`` flags (one all-reduce)."""
@@ -97,19 +100,25 @@ class SccSteps:
         cfw, cbw = np.zeros(n, ids), np.zeros(n, ids)      # one class: every live vertex
         done_ids, done_labels = [], []
         seen, stack = np.empty(n, np.uint8), np.empty(n, np.int64)
+        limit = self.scc_handover_arcs
+        if limit is None:
+            held = np.array([A.indices.size + AT.indices.size], np.int64)
+            mean = int(self.exchange.allreduce(held, "sum")[0]) // self.exchange.size
+            limit = max(1 << 21, mean)
         while _restart(live, fw, bw):
-            tails, heads, owned = _class_arcs(A.lo, A.indptr, A.indices, AT.indptr,
-                                              AT.indices, live, cfw, cbw)
+            tails, heads = _class_arcs(A.lo, A.indptr, A.indices, live, cfw, cbw)
             alive = np.flatnonzero(live).astype(ids)
-            total = self.exchange.allreduce(np.array([owned], np.int64), "sum")[0]
-            if total <= self.scc_handover_arcs:
-                (tails, heads), _ = self.exchange.allgather([tails[:owned], heads[:owned]])
+            total = self.exchange.allreduce(np.array([tails.size], np.int64), "sum")[0]
+            if total <= limit:
+                (tails, heads), _ = self.exchange.allgather([tails, heads])
                 ptr, nbr = rows_of(n, tails, heads)
                 mine = alive[(A.lo <= alive) & (alive < A.lo + A.nlocal)]
                 done_ids.append(mine.astype(np.int64))
                 done_labels.append(smallest_id_components(ptr, nbr, alive, n)[
                     np.searchsorted(alive, mine)])
                 break
+            heads_in, tails_in = _class_arcs(A.lo, AT.indptr, AT.indices, live, cfw, cbw)
+            tails, heads = np.concatenate((tails, tails_in)), np.concatenate((heads, heads_in))
             forward, backward = rows_of(n, tails, heads), rows_of(n, heads, tails)
             while True:
                 changed = False
@@ -141,21 +150,12 @@ def _restart(live, fw, bw):
 
 
 @njit(cache=True, nogil=True)
-def _class_arcs(lo, aptr, aind, tptr, tind, live, cfw, cbw):
-    """``(tails, heads, nout)``: the arcs that rows ``lo, lo + 1, ...`` hold between two
-    live vertices of one class (global ids): first the ``nout`` out-arcs of the rows
-    (``aptr, aind``), then their in-arcs (``tptr, tind``)."""
-    src = np.empty(aind.size + tind.size, aind.dtype)
-    dst = np.empty_like(src)
-    nout = _list_class_arcs(lo, aptr, aind, live, cfw, cbw, src, dst, 0)
-    k = _list_class_arcs(lo, tptr, tind, live, cfw, cbw, dst, src, nout)
-    return src[:k], dst[:k], nout
-
-
-@njit(cache=True, nogil=True)
-def _list_class_arcs(lo, ptr, ind, live, cfw, cbw, rows, cols, k):
-    """Append to ``rows, cols`` from position ``k`` the entries ``(lo + r, ind[e])`` of
-    rows ``r`` of ``ptr, ind`` that join two live vertices of one class; the new end."""
+def _class_arcs(lo, ptr, ind, live, cfw, cbw):
+    """``(rows, cols)``: the entries ``(lo + r, ind[e])`` of rows ``r`` of ``ptr, ind`` (a
+    rank's out-arcs, or its in-arcs) that join two live vertices of one class."""
+    rows = np.empty(ind.size, ind.dtype)
+    cols = np.empty_like(rows)
+    k = 0
     for r in range(ptr.size - 1):
         x = lo + r
         if not live[x]:
@@ -165,7 +165,7 @@ def _list_class_arcs(lo, ptr, ind, live, cfw, cbw, rows, cols, k):
             if live[v] and cfw[v] == cfw[x] and cbw[v] == cbw[x]:
                 rows[k], cols[k] = x, v
                 k += 1
-    return k
+    return rows[:k], cols[:k]
 
 
 @njit(cache=True, nogil=True)
