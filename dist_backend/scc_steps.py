@@ -26,15 +26,17 @@ Each round finishes at least the component of its class's smallest id, as the pr
 text's rounds do, so the labels are the same. Each rank keeps four arrays of ``n`` vertex
 ids, two of ``n + 1`` row pointers and a few of ``n`` scratch, and its arcs twice.
 
-A chain of components needs about a round each (a chain of 100 cycles of 100 vertices
-took 9 s on two ranks, its single-process labelling 0.5 ms), so a round whose arcs are
-few hands them over: where the live arcs within classes number, over all ranks, at most
-as many as a rank holds on average (its rows' out- and in-arcs: the gathered arcs take no
-more memory than each rank's part of the graph) or 2^21 (``scc_handover_arcs``), every rank
-gathers them (each from the rank that holds its tail) and labels the live vertices
-itself, by the compiled Pearce-Tarjan search of the cpu executor on that subgraph (its
-components are the graph's: a component lies within one class), each component by its
-smallest id.
+A chain of components needs about a round each (a chain of 100 cycles of 100 vertices:
+1.1-1.5 s on two ranks of a 2-core machine, its single-process labelling 0.5 ms), so a
+round whose arcs are few hands them over: where the live arcs within classes number, over
+all ranks, at most as many as a rank holds on average (its rows' out- and in-arcs: the
+gathered arcs take no more memory than each rank's part of the graph) or 2^21
+(``scc_handover_arcs`` sets another limit), every rank gathers them (each from the rank
+that holds its tail) and labels the live vertices itself, by the compiled Pearce-Tarjan
+search of the cpu executor on that subgraph (its components are the graph's: a component
+lies within one class), each component by its smallest id. The chain then takes 2-3 ms,
+directed Kronecker 18 0.15-0.26 s against 0.48-0.58 s in rounds alone (the single
+process: 16-33 ms).
 
 The trim before (``scc_trim``) peels, level by level, the active vertices without an
 active in- or out-neighbour (each a component of its own): every rank tests its own

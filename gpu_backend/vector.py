@@ -45,9 +45,9 @@ def upload(*arrays: np.ndarray) -> tuple[cp.ndarray, ...]:
     (:mod:`.host_handover`) copied each output from pageable memory (``cupy.asarray``);
     one staged copy took its BFS of rome99 from 80 to 72 µs on the H100 machine, whose
     round trip of a copy and a sync is 35-44 µs either way. The outputs are made as
-    arrays over the allocation, not as views of one: on the H200 machine a copy of two
-    arrays and a sync took 31 µs with three CuPy view steps an array, and 11 µs of it
-    was the copy and the sync.
+    arrays over the allocation, not as views of one: on the H200 machine an upload of a
+    BFS's two outputs took 28-34 µs of host time with three CuPy view steps an array,
+    23-26 µs without (the copy and its synchronization alone: 11 µs).
 
     Examples
     --------
