@@ -113,11 +113,10 @@ class SccSteps:
             total = self.exchange.allreduce(np.array([tails.size], np.int64), "sum")[0]
             if total <= limit:
                 (tails, heads), _ = self.exchange.allgather([tails, heads])
-                ptr, nbr = rows_of(n, tails, heads)
-                mine = alive[(A.lo <= alive) & (alive < A.lo + A.nlocal)]
-                done_ids.append(mine.astype(np.int64))
-                done_labels.append(smallest_id_components(ptr, nbr, alive, n)[
-                    np.searchsorted(alive, mine)])
+                labels = smallest_id_components(*rows_of(n, tails, heads), alive, n)
+                own = (A.lo <= alive) & (alive < A.lo + A.nlocal)
+                done_ids.append(alive[own].astype(np.int64))
+                done_labels.append(labels[own])
                 break
             heads_in, tails_in = _class_arcs(A.lo, AT.indptr, AT.indices, live, cfw, cbw)
             tails, heads = np.concatenate((tails, tails_in)), np.concatenate((heads, heads_in))

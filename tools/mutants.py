@@ -591,8 +591,8 @@ MUTATIONS = (
         "the ranks' SCC hand-over gives a rank's own live vertices the labels of the first "
         "live vertices, not their own",
         "dist_backend/scc_steps.py",
-        "                    np.searchsorted(alive, mine)])",
-        "                    np.arange(mine.size)])",
+        "                done_labels.append(labels[own])",
+        "                done_labels.append(labels[:np.count_nonzero(own)])",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
         "dist-scc-done-too-soon",

@@ -136,6 +136,11 @@ def _active_degrees(indptr, indices, tindptr, tindices, ids, state):
     return indeg, outdeg
 
 
+def _work_type(n: int) -> np.ndarray:
+    """An empty array of the unsigned type of Pearce's work arrays for ``n`` vertices."""
+    return _UINT32 if n <= _UINT32_VERTICES else _UINT64
+
+
 def smallest_id_components(indptr: np.ndarray, indices: np.ndarray, ids: np.ndarray,
                            n: int) -> np.ndarray:
     """The strongly connected components of the subgraph that the vertices ``ids``
@@ -149,8 +154,7 @@ def smallest_id_components(indptr: np.ndarray, indices: np.ndarray, ids: np.ndar
     >>> smallest_id_components(ptr, nbr, np.arange(4), 4).tolist()
     [0, 0, 2, 3]
     """
-    like = _UINT32 if 2 * n + 2 <= np.iinfo(np.uint32).max else _UINT64
-    return _smallest_id_components(*as_unsigned(indptr, indices), ids, n, like)
+    return _smallest_id_components(*as_unsigned(indptr, indices), ids, n, _work_type(n))
 
 
 @njit(cache=True)
@@ -451,7 +455,7 @@ class SccSteps:
         ids = holder(active).indices()
         if not ids.size:
             return
-        smallest = smallest_id_components(*csr_arrays(A, unsigned=True), ids, n)
+        smallest = smallest_id_components(*csr_arrays(A), ids, n)
         if ids.size == n:                  # every vertex: the labels are the whole vector
             with held(label) as (holder_of_label,):
                 holder_of_label.set_full(smallest)
@@ -475,7 +479,6 @@ class SccSteps:
         [0, 1, 0, 1, 4]
         """
         search = _search_pays(G)
-        like = _UINT32 if G.n <= _UINT32_VERTICES else _UINT64
         return HostVector.dense(_strong_components(
-            *_csr(G), *_csr(G.transpose() if search else G), search, like,
+            *_csr(G), *_csr(G.transpose() if search else G), search, _work_type(G.n),
             G.nstored // SEARCH_READS, PULL_ARCS, PUSH_VERTICES))
