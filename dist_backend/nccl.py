@@ -44,7 +44,9 @@ from .exchange import Exchange  # noqa: E402
 from .executor import _PATTERN_ONLY, DistMatrix, PrimitiveSteps  # noqa: E402
 from .gpu_bfs_steps import GpuBfsSteps  # noqa: E402
 from .graph import world  # noqa: E402
+from .components_steps import ComponentsSteps  # noqa: E402
 from .msf_steps import MsfSteps  # noqa: E402
+from .scc_steps import SccSteps  # noqa: E402
 
 _TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_FLOAT64,
           np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.uint64): nccl.NCCL_UINT64,
@@ -187,8 +189,10 @@ class NcclExchange:
         return outs, received
 
 
-class GpuRanksExecutor(GpuBfsSteps, MsfSteps, PrimitiveSteps):
-    """``backend="gpu"`` on a distributed graph: each rank's part on its GPU."""
+class GpuRanksExecutor(GpuBfsSteps, MsfSteps, ComponentsSteps, SccSteps, PrimitiveSteps):
+    """``backend="gpu"`` on a distributed graph: each rank's part on its GPU; the MSF,
+    the connected components and the SCC trim and signature rounds run on the ranks'
+    hosts, over their host arrays, as on CPU ranks (their results go to the device)."""
 
     name = "distributed-gpu"
     xp = cp

@@ -68,9 +68,8 @@ class SccSteps:
 
     def _live(self, active: DistVector, n: int) -> np.ndarray:
         """Every rank's ``active`` vertices, as ``n`` flags (one all-reduce)."""
-        mine, _ = self.to_coo(active)
         flags = np.zeros(n, np.uint8)
-        flags[mine] = 1
+        flags[self._host(self.to_coo(active)[0])] = 1
         return self.exchange.allreduce(flags, "max")
 
     def scc_trim(self, A: DistMatrix, AT: DistMatrix, active: DistVector,
