@@ -232,7 +232,18 @@ def main(argv=None) -> None:
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     link, peak = link_h2d(), link_peak()
     print(f"{device}: pinned host-to-device copy {link:.1f} GB/s; link {peak}", flush=True)
+    tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
     rows = []
+
+    def save() -> str | Path:           # after each graph: a run cut short keeps its rows
+        payload = dict(device=device, versions=versions(("numpy", "scipy", "cupy",
+                                                         "lagraph_py")),
+                       link_h2d_GBps=link, **peak, quick=args.quick, rows=rows)
+        if args.out:
+            Path(args.out).write_text(json.dumps(payload, indent=1, default=float) + "\n")
+            return Path(args.out)
+        return write_json(f"gpu_outofcore_{tag}" + ("_quick" if args.quick else ""), payload)
+
     for name in args.graphs.split(","):
         t0 = time.perf_counter()
         G, tasks = graph(name)
@@ -243,15 +254,9 @@ def main(argv=None) -> None:
             print_table(task_rows, COLUMNS)
             rows += task_rows
         del G
+        where = save()
     print_table(rows, COLUMNS)
-    tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
-    payload = dict(device=device, versions=versions(("numpy", "scipy", "cupy",
-                                                     "lagraph_py")),
-                   link_h2d_GBps=link, **peak, quick=args.quick, rows=rows)
-    if args.out:
-        Path(args.out).write_text(json.dumps(payload, indent=1, default=float) + "\n")
-    else:
-        print(write_json(f"gpu_outofcore_{tag}" + ("_quick" if args.quick else ""), payload))
+    print(where)
 
 
 if __name__ == "__main__":

@@ -62,4 +62,5 @@ def plan(ex, G, task: str) -> dm.DevicePlan:
         Not even the call's vertex arrays fit; nothing was allocated.
     """
     return dm.plan(task, needs(ex, G, task), held=storage.graph_bytes(G),
+                   held_on_device=storage.graph_bytes(G, managed=False),
                    budget=max(0, storage.free_bytes()), n=G.n, what=f"{task} on {G!r}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import weakref
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -35,11 +36,14 @@ LONG_ROW, CHUNK = 512, 2048
 
 
 class DeviceMatrix:
-    """CSR pattern on the device: ``indptr``, ``indices`` (CuPy, index dtype), ``n``."""
+    """CSR pattern on the device: ``indptr``, ``indices`` (CuPy, index dtype), ``n``;
+    ``graph`` the Graph it was made of (or None). The matrix is cached with that Graph and
+    refers to it weakly, so that deleting the Graph frees the device arrays at once, not
+    at Python's next cycle collection (which device memory does not prompt)."""
 
     def __init__(self, graph, transposed: bool, loops: bool, indptr: np.ndarray,
                  indices: np.ndarray):
-        self.graph = graph
+        self._graph = None if graph is None else weakref.ref(graph)
         self.transposed = transposed
         self.loops = loops
         self.n = int(indptr.size - 1)
@@ -59,6 +63,10 @@ class DeviceMatrix:
         self._pull_lists = {}
         self._packed = None
         self._long_chunks = None
+
+    @property
+    def graph(self):
+        return None if self._graph is None else self._graph()
 
     @property
     def shape(self) -> tuple[int, int]:

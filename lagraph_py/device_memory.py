@@ -97,30 +97,35 @@ def managed_threshold(n: int) -> int:
 
 
 def plan(task: str, needs: Needs, *, held: int, budget: int, n: int,
-         what: str | None = None) -> DevicePlan:
+         what: str | None = None, held_on_device: int = 0) -> DevicePlan:
     """Place a call of ``task`` needing ``needs`` where ``budget`` bytes of device memory
     are free and the Graph holds ``held`` bytes there already (counted against its
-    adjacency, which is built once).
+    adjacency, which is built once), ``held_on_device`` of them in device memory (not
+    managed: counted against its vertex arrays out of core, since an earlier call out
+    of core keeps its scratch with the Graph, and its adjacency in managed memory).
 
     Raises
     ------
     MemoryError
-        The vertex arrays alone exceed ``budget``; the message names ``what`` (default:
-        the task), both numbers, and that nothing was allocated.
+        The vertex arrays alone exceed ``budget`` (with what the Graph holds in device
+        memory); the message names ``what`` (default: the task), both numbers, and that
+        nothing was allocated.
 
     Examples
     --------
     >>> plan("cc", Needs(100, 0, 50), held=100, budget=60, n=10).mode
     'resident'
+    >>> plan("cc", Needs(100, 0, 50), held=140, budget=20, n=10, held_on_device=40).mode
+    'managed'
     """
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
     if max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex <= budget:
         return DevicePlan(task, RESIDENT, needs, held, budget, None)
-    if needs.vertex > budget:
-        raise MemoryError(f"{what or task} needs {needs.vertex:,} bytes of GPU memory; "
-                          f"{budget:,} are free (its vertex arrays, the least it runs with: "
-                          f"its adjacency out of core, in managed memory)")
+    if needs.vertex > budget + held_on_device:
+        raise MemoryError(f"{what or task} needs {needs.vertex - held_on_device:,} bytes of "
+                          f"GPU memory; {budget:,} are free (its vertex arrays, the least it "
+                          f"runs with: its adjacency out of core, in managed memory)")
     return DevicePlan(task, MANAGED, needs, held, budget, managed_threshold(n))
 
 

@@ -53,7 +53,8 @@ class Graph:
            [0., 0., 0.]])
     """
 
-    __slots__ = ("_n", "_directed", "_indptr", "_indices", "_weights", "_cache", "_labels")
+    __slots__ = ("_n", "_directed", "_indptr", "_indices", "_weights", "_cache", "_labels",
+                 "__weakref__")
 
     def __init__(self, n, directed, indptr, indices, weights, nself_loops=None):
         # Private: use the from_* constructors, which validate and canonicalize.

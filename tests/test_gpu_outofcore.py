@@ -12,6 +12,7 @@ CuPy's pool for real, so the arrays the pool refuses spill to managed memory as 
 Skipped where CuPy or a CUDA device is absent.
 """
 
+import gc
 from contextlib import contextmanager
 from unittest import mock
 
@@ -157,7 +158,8 @@ def test_kronecker16_out_of_core_equals_resident(kron16, task, advice):
 @pytest.mark.parametrize("task", sorted(TASKS))
 def test_a_limited_pool_spills_to_managed_memory(kron16, task):
     """A real pool limit: room for the vertex arrays and a little more, not the
-    adjacency; what the pool refuses is managed, results unchanged."""
+    adjacency; what the pool refuses is managed, results unchanged, and so for a second
+    call on the same graph, which finds the first one's scratch kept with it."""
     G0 = kron16[task in ("bfs", "scc")]
     want = run(task, G0, executor())
     G = copy(G0)
@@ -169,10 +171,13 @@ def test_a_limited_pool_spills_to_managed_memory(kron16, task):
     try:
         assert ex.plan(G, task).mode == dm.MANAGED
         out = run(task, G, ex)
+        first = ex.last_plan.mode, ex.last_managed_bytes
+        again = run(task, G, ex)              # (planned resident where G holds the rest)
     finally:
         ex.memory_limit = before
-    assert ex.last_plan.mode == dm.MANAGED and ex.last_managed_bytes > 0
+    assert first[0] == dm.MANAGED and first[1] > 0
     check_same(task, G, out, want)
+    check_same(task, G, again, want)
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))
@@ -204,3 +209,25 @@ def test_resident_needs_cover_what_a_call_builds(kron16):
     held = storage.graph_bytes(G)
     assert plan.needs.adjacency <= held
     assert held - plan.needs.adjacency <= plan.needs.vertex + SLACK
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_deleting_a_graph_frees_its_device_arrays_at_once(kron16, task):
+    """What a call caches with a Graph goes when the Graph goes, without waiting for a
+    cycle collection (which device memory does not prompt): a budget set after a deleted
+    graph must not count its arrays."""
+    G0 = kron16[task in ("bfs", "scc")]
+    ex = executor()
+    TASKS[task](copy(G0), ex)                  # what the executor keeps across graphs
+    pool = cp.get_default_memory_pool()
+    pool.free_all_blocks()
+    base = pool.used_bytes()
+    G = copy(G0)
+    gc.disable()
+    try:
+        out = TASKS[task](G, ex)
+        assert storage.graph_bytes(G) > 0
+        del out, G
+        assert pool.used_bytes() == base
+    finally:
+        gc.enable()
