@@ -235,7 +235,7 @@ def main(argv=None) -> None:
     tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
     rows = []
 
-    def save() -> str | Path:           # after each graph: a run cut short keeps its rows
+    def save() -> Path:                 # after each graph: a run cut short keeps its rows
         payload = dict(device=device, versions=versions(("numpy", "scipy", "cupy",
                                                          "lagraph_py")),
                        link_h2d_GBps=link, **peak, quick=args.quick, rows=rows)

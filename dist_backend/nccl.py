@@ -40,11 +40,11 @@ if not nccl.available:  # pragma: no cover - depends on the machine
 
 from lagraph_py.registry import get_executor  # noqa: E402
 
+from .components_steps import ComponentsSteps  # noqa: E402
 from .exchange import Exchange  # noqa: E402
 from .executor import _PATTERN_ONLY, DistMatrix, PrimitiveSteps  # noqa: E402
 from .gpu_bfs_steps import GpuBfsSteps  # noqa: E402
 from .graph import world  # noqa: E402
-from .components_steps import ComponentsSteps  # noqa: E402
 from .msf_steps import MsfSteps  # noqa: E402
 from .scc_steps import SccSteps  # noqa: E402
 
