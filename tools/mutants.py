@@ -499,6 +499,22 @@ MUTATIONS = (
         "if max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex <= budget:",
         "if max(0, needs.adjacency - held) + needs.vertex <= budget:",
         ["tests/test_device_memory.py"]),
+    _mutation(
+        "device-plan-recounts-held-scratch",
+        "an out-of-core plan counts the vertex arrays a Graph keeps in device memory from "
+        "an earlier call as still to allocate: the second capped call on a graph is refused",
+        "lagraph_py/device_memory.py",
+        "if needs.vertex > budget + held_on_device:",
+        "if needs.vertex > budget:",
+        ["tests/test_device_memory.py"]),
+    _mutation(
+        "device-matrix-holds-its-graph",
+        "a device matrix refers to its Graph strongly: the cycle keeps a deleted Graph's "
+        "device arrays until Python's next cycle collection",
+        "gpu_backend/storage.py",
+        "self._graph = None if graph is None else weakref.ref(graph)",
+        "self._graph = (lambda g: lambda: g)(graph)",
+        ["tests/test_gpu_outofcore.py::test_deleting_a_graph_frees_its_device_arrays_at_once"]),
     # ------------------------------------------------------------------ generators, ranks
     _mutation(
         "kronecker-threads-jump-short",
