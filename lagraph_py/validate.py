@@ -23,11 +23,17 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse import csgraph
 
 from ._checks import as_source
 from .graph import Graph
 from .results import asnumpy
+
+
+def _csgraph():
+    """``scipy.sparse.csgraph``, imported on first use (it brings ``scipy.sparse.linalg``,
+    about a sixth of ``import lagraph_py``)."""
+    from scipy.sparse import csgraph
+    return csgraph
 
 __all__ = ["ValidationError", "bfs", "msf", "scc"]
 
@@ -103,7 +109,7 @@ def bfs(G: Graph, source, result) -> None:
                              f"{p[k]} has level {level[p[k]]}")
     _check_edges(G, s, level, parent)
     reached = np.zeros(n, dtype=bool)
-    reached[csgraph.breadth_first_order(_pattern(G), s, directed=True,
+    reached[_csgraph().breadth_first_order(_pattern(G), s, directed=True,
                                         return_predecessors=False)] = True
     _first("bfs", "reachability rule", reached != (level >= 0),
            lambda v: f"at vertex {v}: scipy says reachable = {bool(reached[v])}")
@@ -200,7 +206,7 @@ def msf(G: Graph, result) -> None:
            lambda k: f"at forest edge {k}: ({src[k]}, {dst[k]}) has weight {weight[k]}, "
                      f"the graph {stored[k]}")
 
-    ntrees, tree = csgraph.connected_components(_pattern_from(n, src, dst), directed=False)
+    ntrees, tree = _csgraph().connected_components(_pattern_from(n, src, dst), directed=False)
     if src.size != n - ntrees:
         size, nedges = np.bincount(tree, minlength=ntrees), np.bincount(tree[src], minlength=ntrees)
         t = int(np.argmax(nedges >= size))
@@ -235,7 +241,7 @@ def _reference_msf_weights(G: Graph):
     keys, weight_of = _positive_keys(_weights(G)[upper])
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows[upper], minlength=G.n))])
     A = sp.csr_array((keys, cols[upper], indptr), shape=(G.n, G.n))
-    return weight_of(csgraph.minimum_spanning_tree(A, overwrite=True).data)
+    return weight_of(_csgraph().minimum_spanning_tree(A, overwrite=True).data)
 
 
 def _positive_keys(w):
@@ -300,7 +306,7 @@ def scc(G: Graph, result) -> None:
                      f"{labels[labels[x]]}")
     if n == 0:
         return
-    ncomp, comp = csgraph.connected_components(_pattern(G), directed=True, connection="strong")
+    ncomp, comp = _csgraph().connected_components(_pattern(G), directed=True, connection="strong")
     _first("scc", "strongly connected class rule", comp != comp[labels],
            lambda x: f"at vertex {x}: {x} and {labels[x]} share label {labels[x]} but are not "
                      f"mutually reachable")
