@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import graphblas as gb
 import numpy as np
-import scipy.sparse as sp
 
 from . import memory
 from ._checks import as_count, as_id_array, as_weight_array, index_dtypes
+
+if TYPE_CHECKING:                  # (imported on first use: most of the package's import)
+    import scipy.sparse as sp
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -135,6 +137,8 @@ class Graph:
         >>> G.nedges, G.weighted
         (2, True)
         """
+        import scipy.sparse as sp
+
         if not sp.issparse(A):
             raise TypeError(
                 f"A must be a scipy.sparse matrix or array, got {type(A).__name__}; "
@@ -487,6 +491,8 @@ class Graph:
         """A new ``scipy.sparse.csr_array`` of the adjacency (BOOL if unweighted); its
         index arrays are of one type, as scipy requires (int64 where this graph's row
         pointers are)."""
+        import scipy.sparse as sp
+
         data = np.ones(self.nstored, dtype=bool) if self._weights is None else self._weights
         idx = np.promote_types(self._indptr.dtype, self._indices.dtype)
         return sp.csr_array((data.copy(), self._indices.astype(idx), self._indptr.astype(idx)),

@@ -26,8 +26,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO, NamedTuple
 
 import numpy as np
-import scipy.io
-import scipy.sparse as sp
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ._checks import as_count
@@ -225,6 +223,9 @@ def write_mtx(G: Graph, path: PathLike, *, comment: str | None = None) -> None:
     opener = gzip.open if os.fspath(path).endswith(".gz") else open
     with opener(path, "wb") as f:     # a stream: given a name, mmwrite would append ".mtx"
         if src.size:
+            import scipy.io
+            import scipy.sparse as sp
+
             A = sp.coo_array((data, (src, dst)), shape=(G.n, G.n))
             scipy.io.mmwrite(f, A, comment=comment, field=field, symmetry=symmetry)
         else:                         # mmwrite would call an empty pattern matrix real
@@ -327,6 +328,8 @@ def _reals(tokens: _Tokens) -> np.ndarray:
     lines[:, -1] = ord("\n")
     lines[lines[:, 0] == ord("+"), 0] = ord(" ")
     header = b"%%%%MatrixMarket matrix array real general\n%d 1\n" % lines.shape[0]
+    import scipy.io
+
     values = scipy.io.mmread(io.BytesIO(header + lines.tobytes())).ravel()
     return np.copysign(values, -1.0, out=values, where=lines[:, 0] == ord("-"))  # keeps -0.0
 

@@ -22,18 +22,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._checks import as_source
 from .graph import Graph
 from .results import asnumpy
-
-
-def _csgraph():
-    """``scipy.sparse.csgraph``, imported on first use (it brings ``scipy.sparse.linalg``,
-    about a sixth of ``import lagraph_py``)."""
-    from scipy.sparse import csgraph
-    return csgraph
 
 __all__ = ["ValidationError", "bfs", "msf", "scc"]
 
@@ -109,7 +101,8 @@ def bfs(G: Graph, source, result) -> None:
                              f"{p[k]} has level {level[p[k]]}")
     _check_edges(G, s, level, parent)
     reached = np.zeros(n, dtype=bool)
-    reached[_csgraph().breadth_first_order(_pattern(G), s, directed=True,
+    from scipy.sparse import csgraph
+    reached[csgraph.breadth_first_order(_pattern(G), s, directed=True,
                                         return_predecessors=False)] = True
     _first("bfs", "reachability rule", reached != (level >= 0),
            lambda v: f"at vertex {v}: scipy says reachable = {bool(reached[v])}")
@@ -206,7 +199,8 @@ def msf(G: Graph, result) -> None:
            lambda k: f"at forest edge {k}: ({src[k]}, {dst[k]}) has weight {weight[k]}, "
                      f"the graph {stored[k]}")
 
-    ntrees, tree = _csgraph().connected_components(_pattern_from(n, src, dst), directed=False)
+    from scipy.sparse import csgraph
+    ntrees, tree = csgraph.connected_components(_pattern_from(n, src, dst), directed=False)
     if src.size != n - ntrees:
         size, nedges = np.bincount(tree, minlength=ntrees), np.bincount(tree[src], minlength=ntrees)
         t = int(np.argmax(nedges >= size))
@@ -240,8 +234,10 @@ def _reference_msf_weights(G: Graph):
     upper = rows < cols                       # each undirected edge once, no self-loops
     keys, weight_of = _positive_keys(_weights(G)[upper])
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows[upper], minlength=G.n))])
+    import scipy.sparse as sp
+    from scipy.sparse import csgraph
     A = sp.csr_array((keys, cols[upper], indptr), shape=(G.n, G.n))
-    return weight_of(_csgraph().minimum_spanning_tree(A, overwrite=True).data)
+    return weight_of(csgraph.minimum_spanning_tree(A, overwrite=True).data)
 
 
 def _positive_keys(w):
@@ -306,7 +302,8 @@ def scc(G: Graph, result) -> None:
                      f"{labels[labels[x]]}")
     if n == 0:
         return
-    ncomp, comp = _csgraph().connected_components(_pattern(G), directed=True, connection="strong")
+    from scipy.sparse import csgraph
+    ncomp, comp = csgraph.connected_components(_pattern(G), directed=True, connection="strong")
     _first("scc", "strongly connected class rule", comp != comp[labels],
            lambda x: f"at vertex {x}: {x} and {labels[x]} share label {labels[x]} but are not "
                      f"mutually reachable")
@@ -350,8 +347,10 @@ def _edge_positions(G: Graph, u, v):
 
 def _pattern(G: Graph):
     """G's adjacency structure with every entry 1.0 (scipy's csgraph drops zero weights)."""
+    import scipy.sparse as sp
     return sp.csr_array((np.ones(G.nstored), G.indices, G.indptr), shape=(G.n, G.n))
 
 
 def _pattern_from(n: int, rows, cols):
+    import scipy.sparse as sp
     return sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))

@@ -41,3 +41,12 @@ def test_import_lagraph_py_loads_neither_mpi_nor_the_distributed_executor():
     code = ("import sys, lagraph_py, lagraph_py.executor; "
             "assert 'mpi4py' not in sys.modules and 'dist_backend' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_import_lagraph_py_leaves_scipy_and_numba_for_first_use():
+    """scipy.sparse (with scipy.io and csgraph) was most of the package's import time;
+    the compiled loops load numba when a call first needs them."""
+    code = ("import sys, lagraph_py; "
+            "loaded = [m for m in ('scipy', 'numba') if m in sys.modules]; "
+            "assert not loaded, loaded")
+    subprocess.run([sys.executable, "-c", code], check=True)
