@@ -143,10 +143,12 @@ def cold_executor():
     if loops_state() != "scipy":
         return None
     if _cold is None:
+        # scipy first: its import (a fifth of a second) would otherwise share the cores
+        # with the compiling process
+        from .scipy_cpu import ScipyCpuExecutor
         if files().failed.exists() or not start_background():
             _compile_here = True
             return None
-        from .scipy_cpu import ScipyCpuExecutor
         _cold = ScipyCpuExecutor()
     return _cold
 
