@@ -66,7 +66,13 @@ class DeviceMatrix:
 
     @property
     def graph(self):
-        return None if self._graph is None else self._graph()
+        if self._graph is None:
+            return None
+        graph = self._graph()
+        if graph is None:
+            raise RuntimeError("the Graph this device matrix was made of no longer exists; "
+                               "keep the Graph while using its matrices")
+        return graph
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -231,3 +231,15 @@ def test_deleting_a_graph_frees_its_device_arrays_at_once(kron16, task):
         assert pool.used_bytes() == base
     finally:
         gc.enable()
+
+
+def test_a_matrix_that_outlives_its_graph_says_so():
+    """A step given the device matrix of a Graph that was deleted meanwhile (the matrix
+    refers to its Graph weakly) raises a clear error, not an AttributeError on None."""
+    ex = executor()
+    G = lg.generate.grid(3, 3)
+    A = ex.matrix(G)
+    del G
+    with pytest.raises(RuntimeError, match="Graph this device matrix was made of no longer"):
+        ex.connected_components(A, 9)
+
