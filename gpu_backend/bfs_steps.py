@@ -421,7 +421,7 @@ class BfsSteps:
         issues nothing but the launch; the results are returned without waiting for it."""
         if method != "auto":
             return super().bfs_search(G, source, method, levels, parents)
-        if host_handover.on_host(self, G):
+        if host_handover.bfs_on_host(self, G):
             return host_handover.bfs_search(G, source, levels, parents)
         stream = cp.cuda.get_current_stream()
         plan = G._cached(f"gpu.bfs.search.{stream.ptr}.{self.pull_packed}",

@@ -95,7 +95,8 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     name = "gpu"
     #: Graphs of at most this many vertices plus stored entries run BFS (``method="auto"``)
     #: and SCC on the host's cpu executor, the results copied to the device
-    #: (:mod:`.host_handover`); -1 keeps every graph on the device.
+    #: (:mod:`.host_handover`; a BFS goes back to the device once the graph's first
+    #: searches say it is cheaper there); -1 keeps every graph on the device.
     host_items = 1 << 17
     #: How an out-of-core call advises its managed memory (``storage.MANAGED_ADVICE``):
     #: ``"host"`` keeps it in host memory, read by the kernels over the host link, so the

@@ -193,9 +193,10 @@ class SccSteps:
     def _host_trim(self, A, AT, active, label) -> GpuVector:
         """:meth:`scc_trim` by the host's peeling queue; returns the rest as a vector made
         on the device when first read, its ids kept on the host."""
+        from lagraph_py.cpu import as_unsigned
         from lagraph_py.cpu_steps.scc import _peel
         n = A.n
-        removed, kept = _peel(*_unsigned(A.host_csr()), *_unsigned(AT.host_csr()),
+        removed, kept = _peel(*as_unsigned(*A.host_csr()), *as_unsigned(*AT.host_csr()),
                               _host_ids(active), n)
         _host_set(label, removed, removed, A.index_dtype)
         self._scc_counts = dict(self._scc_counts or {}, trim_levels=None)
@@ -216,12 +217,9 @@ class SccSteps:
         """Label the vertices ``ids`` (host, ascending: a union of whole components) by the
         host's Tarjan on the subgraph they induce in ``A``; ``device_ids``: the same ids
         on the device, if they are there."""
-        from lagraph_py.cpu_steps.scc import _smallest_id_components
+        from lagraph_py.cpu_steps.scc import smallest_id_components
         if ids.size:
-            like = np.empty(0, np.uint32 if 2 * A.n + 2 <= np.iinfo(np.uint32).max
-                            else np.uint64)
-            smallest = _smallest_id_components(*_unsigned(A.host_csr()),
-                                               ids.astype(np.uint64), A.n, like)
+            smallest = smallest_id_components(*A.host_csr(), ids.astype(np.uint64), A.n)
             _host_set(label, ids, smallest, A.index_dtype, device_ids)
 
     def scc_counts(self) -> dict:
@@ -278,8 +276,3 @@ def _host_set(label, ids, values, index_dtype, device_ids=None) -> None:
         (device_ids, device_values, ids.size, lv, lp))
     label.touched()
 
-
-def _unsigned(csr) -> tuple[np.ndarray, np.ndarray]:
-    """Host CSR arrays seen as unsigned integers of the same width (no copy), as the
-    compiled loops take them."""
-    return tuple(a.view(np.dtype(f"u{a.itemsize}")) for a in csr)

@@ -174,17 +174,18 @@ class GpuVector:
         self.absent = absent
         return index, value, self._values
 
-    def stage_host(self, values: np.ndarray, absent) -> None:
+    def stage_host(self, values: np.ndarray, absent, nvals: int | None = None) -> None:
         """Replace the entries by host ``values`` (``absent`` at the absent indices, a value
         no present entry holds), copied to the device when a step first reads the vector;
         until then :meth:`staged_host` gives them for more host updates. The vector then
-        keeps no presence bytes: they are ``values != absent``."""
+        keeps no presence bytes: they are ``values != absent``, ``nvals`` of them (counted
+        if not given)."""
         self._host_values = values
         self._lazy = self._upload_staged
         self._values = self._present = None
         self.touched()
         self.absent = absent
-        self._nvals = int(np.count_nonzero(values != absent))
+        self._nvals = int(np.count_nonzero(values != absent)) if nvals is None else nvals
 
     def staged_host(self) -> np.ndarray | None:
         """The host values of :meth:`stage_host` while not copied yet (update them in

@@ -1,6 +1,7 @@
 """The gpu executor's hand-over of small graphs to the host (gpu_backend/host_handover.py):
-taken exactly for graphs of at most ``host_items`` vertices plus stored entries, with the
-results on the device and equal to independent oracles."""
+taken exactly for graphs of at most ``host_items`` vertices plus stored entries (a BFS
+while the searches costed say the host is cheaper), with the results on the device and
+equal to independent oracles."""
 
 import numpy as np
 import pytest
@@ -69,6 +70,37 @@ def test_taken_exactly_up_to_the_size(G, handed, monkeypatch):
     monkeypatch.setattr(GpuExecutor, "host_items", items - 1)
     check(G, 0)                                     # one entry more: on the device
     assert handed == {"bfs": 2, "scc": int(G.directed)}
+
+
+def test_a_search_route_follows_the_searches_costed(handed, monkeypatch):
+    """A graph whose searches reach many vertices in few levels leaves the host after its
+    first search; one whose searches are deep stays there; the results stay exact."""
+    monkeypatch.setattr(GpuExecutor, "host_items", 1 << 17)
+    wide, deep = lg.generate.uniform(20000, 3), lg.generate.grid(1, 3000)
+    for source in (0, 1, 2):
+        r = lg.bfs(wide, source, backend="gpu", parents=source != 1)
+        np.testing.assert_array_equal(cp.asnumpy(r.level), bfs_levels(wide, source))
+        if r.parent is not None:
+            check_bfs_parents(wide, source, cp.asnumpy(r.parent))
+    assert handed["bfs"] == 1
+    host, device = host_handover.search_costs(bfs_levels(wide, 0), wide.out_degree())
+    assert device < host
+    calls = 2 * host_handover.SAMPLED_SEARCHES
+    for source in range(calls):
+        check(deep, source)
+    assert handed["bfs"] == 1 + 2 * calls         # (check searches twice)
+    costed, host, device = deep._cache["gpu.bfs.route"]
+    assert costed == host_handover.SAMPLED_SEARCHES and host < device
+
+
+def test_a_search_for_parents_alone_is_costed_by_its_levels(handed, monkeypatch):
+    monkeypatch.setattr(GpuExecutor, "host_items", 1 << 17)
+    wide = lg.generate.uniform(20000, 3)
+    r = lg.bfs(wide, 5, backend="gpu", levels=False)
+    assert r.level is None and handed["bfs"] == 1
+    check_bfs_parents(wide, 5, cp.asnumpy(r.parent))
+    lg.bfs(wide, 6, backend="gpu")
+    assert handed["bfs"] == 1
 
 
 def test_other_methods_stay_on_the_device(handed):
