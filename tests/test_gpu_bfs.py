@@ -513,7 +513,7 @@ def test_search_reuses_its_scratch_and_repeats():
 def test_search_scratch_counts_against_free_memory(monkeypatch):
     from lagraph_py import generate
     G = generate.grid(30, 30)
-    monkeypatch.setattr("gpu_backend.storage.free_bytes", lambda: 1000)
+    monkeypatch.setattr("gpu_backend.storage.free_bytes", lambda *_: 1000)
     with pytest.raises(MemoryError, match=r"bfs on .* needs [0-9,]+ bytes of GPU memory; "
                                           r"1,000 are free \(its vertex arrays"):
         bfs(G, 0, backend="gpu")

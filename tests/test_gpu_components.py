@@ -155,6 +155,6 @@ def test_directed_graph_is_a_clear_error():
 
 def test_too_little_memory_is_a_clear_error(monkeypatch):
     G = lg.generate.grid(20, 20)
-    monkeypatch.setattr(storage, "free_bytes", lambda: 1000)
+    monkeypatch.setattr(storage, "free_bytes", lambda *_: 1000)
     with pytest.raises(MemoryError, match=r"needs [0-9,]+ bytes of GPU memory; 1,000 are"):
         GPU.connected_components(GPU.matrix(G), G.n)

@@ -58,7 +58,7 @@ def budget_of(ex, G, task):
     """The plan sees the call's vertex arrays free, no more; any array of more than 24
     bytes a vertex is managed (no floor)."""
     room = budget.needs(ex, G, task).vertex
-    with mock.patch.object(storage, "free_bytes", lambda: room), \
+    with mock.patch.object(storage, "free_bytes", lambda *_: room), \
             mock.patch.object(dm, "MANAGED_FLOOR", 0):
         yield
 
@@ -187,13 +187,13 @@ def test_too_small_a_budget_is_refused_before_any_work(task):
     ex = executor()
     need = budget.needs(ex, G, task).vertex
     used = cp.get_default_memory_pool().used_bytes()
-    with mock.patch.object(storage, "free_bytes", lambda: need - 1):
+    with mock.patch.object(storage, "free_bytes", lambda *_: need - 1):
         with pytest.raises(MemoryError, match=f"{task} on .* needs {need:,} bytes of GPU "
                                               f"memory; {need - 1:,} are free"):
             TASKS[task](G, ex)
     assert storage.graph_bytes(G) == 0                     # nothing built for the graph
     assert cp.get_default_memory_pool().used_bytes() == used
-    with mock.patch.object(storage, "free_bytes", lambda: need):
+    with mock.patch.object(storage, "free_bytes", lambda *_: need):
         assert ex.plan(G, task).mode == dm.MANAGED
 
 
@@ -243,3 +243,27 @@ def test_a_matrix_that_outlives_its_graph_says_so():
     with pytest.raises(RuntimeError, match="Graph this device matrix was made of no longer"):
         ex.connected_components(A, 9)
 
+
+
+def test_free_bytes_answers_from_the_pool_only_where_its_blocks_suffice():
+    """Where the pool has no limit and its free blocks hold what a step asks for, no
+    driver query is made; asked for no amount, or under a limit, the driver is asked."""
+    pool = cp.get_default_memory_pool()
+    block = cp.empty(1 << 20, dtype=np.uint8)
+    del block                                        # a free block of 1 MiB in the pool
+    asked = mock.patch.object(cp.cuda.runtime, "memGetInfo",
+                              side_effect=AssertionError("the driver was asked"))
+    old = pool.get_limit()
+    try:
+        pool.set_limit(size=0)
+        with asked:
+            assert storage.free_bytes(1 << 20) >= 1 << 20
+            with pytest.raises(AssertionError, match="the driver was asked"):
+                storage.free_bytes()
+            with pytest.raises(AssertionError, match="the driver was asked"):
+                storage.free_bytes(pool.free_bytes() + 1)
+        pool.set_limit(size=pool.total_bytes() + (1 << 30))
+        with asked, pytest.raises(AssertionError, match="the driver was asked"):
+            storage.free_bytes(1 << 20)
+    finally:
+        pool.set_limit(size=old)

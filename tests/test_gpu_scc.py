@@ -307,7 +307,7 @@ def test_too_little_memory_is_a_clear_error(monkeypatch, step):
     monkeypatch.setattr(GPU, "scc_host_items", 0)            # (the host path needs none)
     G = lg.generate.grid(20, 20, directed=True, orientation="random", seed=3)
     A, AT = GPU.matrix(G, loops=False), GPU.matrix(G, transpose=True, loops=False)
-    monkeypatch.setattr(storage, "free_bytes", lambda: 1000)
+    monkeypatch.setattr(storage, "free_bytes", lambda *_: 1000)
     label = GPU.vector(G.n, np.empty(0, np.int64), np.empty(0, np.int64))
     with pytest.raises(MemoryError, match=r"needs [0-9,]+ bytes of GPU memory; 1,000 are"):
         getattr(GPU, step)(A, AT, GPU.iota(G.n), label)
