@@ -515,6 +515,23 @@ MUTATIONS = (
         "self._graph = None if graph is None else weakref.ref(graph)",
         "self._graph = (lambda g: lambda: g)(graph)",
         ["tests/test_gpu_outofcore.py::test_deleting_a_graph_frees_its_device_arrays_at_once"]),
+    _mutation(
+        "bfs-route-ignores-costs",
+        "the gpu executor hands every small graph's BFS to the host, whatever its first "
+        "searches cost: a peer-to-peer graph's searches stay on the slower side",
+        "gpu_backend/host_handover.py",
+        "return on_host(ex, G) and not device < host",
+        "return on_host(ex, G)",
+        ["tests/test_gpu_handover.py"]),
+    _mutation(
+        "free-bytes-trusts-the-pool-under-a-limit",
+        "the device memory check answers from the pool's free blocks under a pool limit "
+        "too: a limit set below what the pool holds no longer refuses a call",
+        "gpu_backend/storage.py",
+        "if enough and held >= enough and not pool.get_limit():",
+        "if enough and held >= enough:",
+        ["tests/test_gpu_outofcore.py::"
+         "test_free_bytes_answers_from_the_pool_only_where_its_blocks_suffice"]),
     # ------------------------------------------------------------------ generators, ranks
     _mutation(
         "kronecker-threads-jump-short",
