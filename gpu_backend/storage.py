@@ -207,7 +207,7 @@ def free_bytes(enough: int = 0) -> int:
     <gpu_backend.GpuExecutor.memory_limit>`), what the limit leaves, if less. Where the
     pool has no limit and its free blocks alone hold ``enough`` bytes, it returns those
     without asking the driver (that query took 8-12 µs of a call; H200: a connected
-    components call on a road map of 264k vertices 84 -> 68-74 µs)."""
+    components call on a road map of 264k vertices 77-84 -> 68-74 µs)."""
     pool = cp.get_default_memory_pool()
     held = int(pool.free_bytes())
     if enough and held >= enough and not pool.get_limit():

@@ -244,7 +244,6 @@ def test_a_matrix_that_outlives_its_graph_says_so():
         ex.connected_components(A, 9)
 
 
-
 def test_free_bytes_answers_from_the_pool_only_where_its_blocks_suffice():
     """Where the pool has no limit and its free blocks hold what a step asks for, no
     driver query is made; asked for no amount, or under a limit, the driver is asked."""
