@@ -1,17 +1,17 @@
-"""Small graphs on the host: a BFS (``method="auto"``) or an SCC of a graph of at most
-:attr:`GpuExecutor.host_items <gpu_backend.GpuExecutor.host_items>` vertices plus stored
-entries runs on the cpu executor, from the Graph's own host arrays, and its result is
-copied to the device once.
+"""Small graphs on the host: an SCC of a graph of at most :attr:`GpuExecutor.host_items
+<gpu_backend.GpuExecutor.host_items>` vertices plus stored entries, or a BFS
+(``method="auto"``) of one of at most :attr:`~gpu_backend.GpuExecutor.bfs_host_items`,
+runs on the cpu executor, from the Graph's own host arrays, and its result is copied to
+the device once.
 
 There a whole search or labelling takes tens of microseconds on one core, less than the
 device spends on one call's launches, grid barriers and copies (H100 beside its host,
 real graphs of 3k-10k vertices and up to 10^5 stored entries: BFS 0.07-0.11 ms on the host
-against 0.10-0.28 ms on the device, SCC 0.09-0.35 against 0.48-1.2 ms). Past the limit the
-device's BFS wins (co-author, citation and e-mail graphs of 2.5-4 x 10^5 entries), its SCC
-on some graphs (a peer-to-peer graph of 2 x 10^5) and not on others (a citation graph of
-3.8 x 10^5: 2.1 against 1.5 ms). An SCC's decision is taken before any work, from the
-sizes alone; results are the cpu executor's, which the device's kernels equal (levels and
-labels exactly, parents valid).
+against 0.10-0.28 ms on the device, SCC 0.09-0.35 against 0.48-1.2 ms). Past
+``host_items`` the device's SCC wins on some graphs (a peer-to-peer graph of 2 x 10^5
+entries) and not on others (a citation graph of 3.8 x 10^5: 2.1 against 1.5 ms). An SCC's
+decision is taken before any work, from the sizes alone; results are the cpu executor's,
+which the device's kernels equal (levels and labels exactly, parents valid).
 
 Size alone does not tell a BFS's cost, though: a peer-to-peer graph of 26k vertices and
 65k arcs (whose searches reach nearly every vertex in 24 levels) took 0.39 ms on the host
@@ -20,7 +20,11 @@ reach 56 vertices). So the first :data:`SAMPLED_SEARCHES` host searches of a gra
 also costed on either side by :func:`search_costs` from what they reached, and while
 their device costs add up to less than their host costs, the graph's searches run on the
 device (:func:`bfs_on_host`). The choice follows from the searches made, not from
-timings.
+timings. Graphs up to ``bfs_host_items`` (2^19) are tried on the host first: there a deep
+road map stays (luxembourg_osm, 354k items, 1,137 levels: 1.6 ms on the host against
+4.3 ms on the device, H200), while co-author, citation and e-mail graphs of 2.5-4 x 10^5
+entries, whose searches the device runs in 0.14-0.24 ms against 0.2-0.75 ms on the host,
+leave it after their first search.
 """
 
 from __future__ import annotations
@@ -43,15 +47,16 @@ _ROUTE = "gpu.bfs.route"  # G's cache: (searches costed, their host ns, their de
 
 
 def on_host(ex, G) -> bool:
-    """Whether ``ex`` (a gpu executor) hands ``G`` to the host."""
+    """Whether ``ex`` (a gpu executor) hands an SCC of ``G`` to the host."""
     return G.n + G.nstored <= ex.host_items
 
 
 def bfs_on_host(ex, G) -> bool:
-    """Whether ``ex`` hands a BFS of ``G`` to the host: a small graph (:func:`on_host`)
-    whose costed searches (if any) would have taken no less time on the device."""
+    """Whether ``ex`` hands a BFS of ``G`` to the host: a graph of at most
+    ``bfs_host_items`` vertices plus entries whose costed searches (if any) would have
+    taken no less time on the device."""
     _, host, device = G._cache.get(_ROUTE, (0, 0.0, 0.0))
-    return on_host(ex, G) and not device < host
+    return G.n + G.nstored <= ex.bfs_host_items and not device < host
 
 
 def search_costs(level: np.ndarray, out_degree: np.ndarray) -> tuple[float, float]:

@@ -52,11 +52,12 @@ def backend(request):
 @pytest.fixture(autouse=True)
 def gpu_kernels_on_small_graphs(request, monkeypatch):
     """The suite's graphs are small, and the gpu executor hands small graphs to the host
-    (``GpuExecutor.host_items``): tests run its kernels on them, except those marked
-    ``host_handover``."""
+    (``GpuExecutor.host_items``, ``bfs_host_items``): tests run its kernels on them,
+    except those marked ``host_handover``."""
     if gpu_available() and request.node.get_closest_marker("host_handover") is None:
         import gpu_backend
         monkeypatch.setattr(gpu_backend.GpuExecutor, "host_items", -1)
+        monkeypatch.setattr(gpu_backend.GpuExecutor, "bfs_host_items", -1)
 
 
 # tests/mpi/ holds the scripts that test_distributed.py runs under mpiexec, not tests.

@@ -1,7 +1,7 @@
 """The gpu executor's hand-over of small graphs to the host (gpu_backend/host_handover.py):
-taken exactly for graphs of at most ``host_items`` vertices plus stored entries (a BFS
-while the searches costed say the host is cheaper), with the results on the device and
-equal to independent oracles."""
+taken exactly for graphs of at most ``host_items`` (SCC) or ``bfs_host_items`` (BFS, while
+the searches costed say the host is cheaper) vertices plus stored entries, with the
+results on the device and equal to independent oracles."""
 
 import numpy as np
 import pytest
@@ -65,17 +65,21 @@ def test_small_graphs_on_the_host_equal_the_oracles(G):
 def test_taken_exactly_up_to_the_size(G, handed, monkeypatch):
     items = G.n + G.nstored
     monkeypatch.setattr(GpuExecutor, "host_items", items)
+    monkeypatch.setattr(GpuExecutor, "bfs_host_items", items)
     check(G, 0)
     assert handed == {"bfs": 2, "scc": int(G.directed)}
+    monkeypatch.setattr(GpuExecutor, "bfs_host_items", items - 1)
+    check(G, 0)                                     # one entry more: BFS on the device
+    assert handed == {"bfs": 2, "scc": 2 * int(G.directed)}
     monkeypatch.setattr(GpuExecutor, "host_items", items - 1)
-    check(G, 0)                                     # one entry more: on the device
-    assert handed == {"bfs": 2, "scc": int(G.directed)}
+    check(G, 0)                                     # and SCC
+    assert handed == {"bfs": 2, "scc": 2 * int(G.directed)}
 
 
 def test_a_search_route_follows_the_searches_costed(handed, monkeypatch):
     """A graph whose searches reach many vertices in few levels leaves the host after its
     first search; one whose searches are deep stays there; the results stay exact."""
-    monkeypatch.setattr(GpuExecutor, "host_items", 1 << 17)
+    monkeypatch.setattr(GpuExecutor, "bfs_host_items", 1 << 17)
     wide, deep = lg.generate.uniform(20000, 3), lg.generate.grid(1, 3000)
     for source in (0, 1, 2):
         r = lg.bfs(wide, source, backend="gpu", parents=source != 1)
@@ -94,7 +98,7 @@ def test_a_search_route_follows_the_searches_costed(handed, monkeypatch):
 
 
 def test_a_search_for_parents_alone_is_costed_by_its_levels(handed, monkeypatch):
-    monkeypatch.setattr(GpuExecutor, "host_items", 1 << 17)
+    monkeypatch.setattr(GpuExecutor, "bfs_host_items", 1 << 17)
     wide = lg.generate.uniform(20000, 3)
     r = lg.bfs(wide, 5, backend="gpu", levels=False)
     assert r.level is None and handed["bfs"] == 1
