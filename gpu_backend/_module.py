@@ -47,7 +47,7 @@ _KERNELS = {
     "msf_upper_count": ("msf.cu", 1), "msf_upper_edges": ("msf.cu", 1),
     "msf_init": ("msf.cu", 1), "msf_collect": ("msf.cu", 1), "msf_decide": ("msf.cu", 1),
     "msf_join": ("msf.cu", 1), "msf_shrink": ("msf.cu", 1), "msf_flatten": ("msf.cu", 1),
-    "msf_forest_rows": ("msf.cu", 1), "msf_fused": ("msf.cu", 1),
+    "msf_order": ("msf.cu", 1), "msf_fused": ("msf.cu", 1),
     # scc.cu
     "scc_trim_fused": ("scc.cu", 1), "scc_gather_edges": ("scc.cu", 1),
     "scc_signatures_fused": ("scc.cu", 1), "scc_set_labels": ("scc.cu", 1),

@@ -54,13 +54,13 @@ def plan(ex, G, task: str) -> dm.DevicePlan:
     """:func:`lagraph_py.device_memory.plan` for a call of ``task`` on ``G``: its
     :func:`needs` against the free device memory (:func:`storage.free_bytes
     <gpu_backend.storage.free_bytes>`, under the pool's limit), counting what ``G`` holds
-    on the device already (:func:`storage.graph_bytes <gpu_backend.storage.graph_bytes>`).
+    on the device already (:func:`storage.held_bytes <gpu_backend.storage.held_bytes>`).
 
     Raises
     ------
     MemoryError
         Not even the call's vertex arrays fit; nothing was allocated.
     """
-    return dm.plan(task, needs(ex, G, task), held=storage.graph_bytes(G),
-                   held_on_device=storage.graph_bytes(G, managed=False),
+    held, held_on_device = storage.held_bytes(G)
+    return dm.plan(task, needs(ex, G, task), held=held, held_on_device=held_on_device,
                    budget=max(0, storage.free_bytes()), n=G.n, what=f"{task} on {G!r}")

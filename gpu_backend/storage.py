@@ -209,12 +209,12 @@ def free_bytes(enough: int = 0) -> int:
     without asking the driver (that query took 8-12 µs of a call; H200: a connected
     components call on a road map of 264k vertices 77-84 -> 68-74 µs)."""
     pool = cp.get_default_memory_pool()
-    held = int(pool.free_bytes())
-    if enough and held >= enough and not pool.get_limit():
+    held, limit = int(pool.free_bytes()), int(pool.get_limit())
+    if enough and held >= enough and not limit:
         return held
     free = int(cp.cuda.runtime.memGetInfo()[0]) + held
-    if pool.get_limit():
-        free = min(free, int(pool.get_limit()) - int(pool.used_bytes()))
+    if limit:
+        free = min(free, limit - int(pool.used_bytes()))
     return free
 
 
@@ -321,13 +321,26 @@ def graph_bytes(G, managed: bool | None = None) -> int:
     With the working set of a call (``working_set`` of each steps module), what a call
     holds on the device at its peak; the gpu runner of ``bench/memory.py`` reports both.
     """
-    allocations: dict[int, int] = {}
+    return sum(size for size, in_managed in _allocations(G).values()
+               if managed is None or in_managed == managed)
+
+
+def held_bytes(G) -> tuple[int, int]:
+    """``(graph_bytes(G), graph_bytes(G, managed=False))`` from one walk of the cache."""
+    allocations = _allocations(G).values()
+    return (sum(size for size, _ in allocations),
+            sum(size for size, in_managed in allocations if not in_managed))
+
+
+def _allocations(G) -> dict[int, tuple[int, bool]]:
+    """Each allocation that ``G``'s device arrays use (:func:`graph_bytes`): its size and
+    whether it is managed memory, by address."""
+    allocations: dict[int, tuple[int, bool]] = {}
 
     def visit(x) -> None:
         if isinstance(x, cp.ndarray):
             mem = x.data.mem
-            if managed is None or isinstance(mem, cp.cuda.memory.ManagedMemory) == managed:
-                allocations[mem.ptr] = mem.size
+            allocations[mem.ptr] = (mem.size, isinstance(mem, cp.cuda.memory.ManagedMemory))
         elif isinstance(x, (tuple, list)):
             for y in x:
                 visit(y)
@@ -342,7 +355,7 @@ def graph_bytes(G, managed: bool | None = None) -> int:
     for key, value in G._cache.items():
         if key.startswith("gpu."):
             visit(value)
-    return sum(allocations.values())
+    return allocations
 
 
 def _matrix_key(transposed: bool, loops: bool) -> str:

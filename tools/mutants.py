@@ -485,11 +485,11 @@ MUTATIONS = (
         ["tests/test_gpu_executor.py::test_matrix_without_loops_and_cache",
          "tests/test_gpu_scc.py::test_generated_classes_match_scipy"]),
     _mutation(
-        "gpu-msf-forest-unsorted",
-        "the gpu forest's keys are not sorted: rows out of rank order",
+        "gpu-msf-edges-in-pair-order",
+        "the gpu edge list stays in (u, v) order: its ids are not the edges' ranks",
         "gpu_backend/msf_steps.py",
-        "return cp.sort(run.forest[:k]), labels",
-        "return run.forest[:k], labels",
+        "E.ends = E.ends.reshape(m, 2)[order].ravel()",
+        "E.ends = E.ends.reshape(m, 2).ravel()",
         ["tests/test_gpu_msf.py::test_matrix_market_files"]),
     _mutation(
         "device-plan-forgets-scratch",

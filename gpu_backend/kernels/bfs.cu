@@ -69,33 +69,6 @@ __device__ __forceinline__ unsigned long long count_visit(long long v, int k, co
     return d;
 }
 
-// Exclusive block scan of one value per thread; every thread of the block must call it.
-template <typename T>
-__device__ __forceinline__ T block_excl_scan(T x, T* total) {
-    __shared__ T warp_sums[32];
-    int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    T v = x;
-    for (int o = 1; o < 32; o <<= 1) {
-        T y = __shfl_up_sync(0xffffffffu, v, o);
-        if (lane >= o) v += y;
-    }
-    if (lane == 31) warp_sums[wid] = v;
-    __syncthreads();
-    if (wid == 0) {
-        T s = lane < nw ? warp_sums[lane] : 0;
-        for (int o = 1; o < 32; o <<= 1) {
-            T y = __shfl_up_sync(0xffffffffu, s, o);
-            if (lane >= o) s += y;
-        }
-        if (lane < nw) warp_sums[lane] = s;
-    }
-    __syncthreads();
-    T res = (wid ? warp_sums[wid - 1] : 0) + v - x;
-    *total = warp_sums[nw - 1];
-    __syncthreads();
-    return res;
-}
-
 // Reduce four per-thread counts over the block and add each to its target with one atomic
 // per block (a null target is skipped); the fourth is combined by max instead of sum when
 // d_is_max. All threads of the block call it.

@@ -1,24 +1,24 @@
 // Borůvka minimum spanning forest (gpu_backend/msf_steps.py). Templated over the index type I
 // of the CSR arrays (int or long long); instantiated through RawModule name expressions.
 //
-// Edges are the upper triangle of the CSR, each once: edge id e = position in (u, v) order,
-// u < v, its ends at ends[2e], ends[2e + 1]. An edge's key packs the rank of its weight above
-// the id bits (the low `idbits`: mask = 2^idbits - 1), so keys are distinct and key order is
-// the strict order (weight, u, v): a component's lightest edge is one 64-bit atomicMin over
-// keys, and a key names its edge.
+// Edges are the upper triangle of the CSR, each once, numbered in the strict order
+// (weight, u, v) (the host sorts them once per graph): edge e has ends ends[2e] < ends[2e + 1],
+// and e is its rank, so a component's lightest edge is one atomicMin over edge ids, and an
+// edge id fits the index type I (fewer edges than stored entries).
 //
 // State of one call:
 //   parent[v]  lock-free union-find (shared.cuh); a root is the smallest vertex of its set,
 //              so roots are the component labels
-//   minkey[c]  key of the lightest candidate edge offered to root c this round, NO_EDGE;
+//   minkey[c]  id of the lightest candidate edge offered to root c this round, or no_edge;
 //              two arrays that alternate by round (a round's shrink offers into one; the
 //              join after the next decision clears the one it was read from)
-//   lists      candidate edges, as keys (8 bytes an edge: their ends are looked up and
-//              their roots found again where needed); two lists, read one and write the other
+//   lists      candidate edges, as ids (their ends are looked up and their roots found
+//              again where needed); two lists, read one and write the other
 //   counts     device words: the lists' lengths, the forest's, and how much of the forest
 //              is joined, read by the kernels (the host launches fixed grids and reads them
 //              back only between batches of rounds)
-//   forest     keys of the forest edges, in any order (the host sorts them)
+//   forest     ids of the forest edges, in any order until the last phase puts them in
+//              rank order and writes their rows
 //
 // A round: decide (a candidate that is the lightest edge of either endpoint's component
 // enters the forest; no set changes meanwhile, so the roots it finds are those its offer
@@ -29,7 +29,12 @@
 #include "shared.cuh"
 
 typedef unsigned long long u64;
-#define NO_EDGE 0xffffffffffffffffULL
+
+// The id that no edge has, above every edge id: minkey's "no offer".
+template <typename I>
+__device__ __forceinline__ I no_edge() {
+    return sizeof(I) == 4 ? (I)0x7fffffff : (I)0x7fffffffffffffffLL;
+}
 
 // Append item at out[*count...] for each lane that keeps one (one atomicAdd per warp:
 // slot); items past cap are dropped (never written).
@@ -41,28 +46,28 @@ __device__ __forceinline__ void warp_append(bool keep, const T& item, T* out, u6
     if (at < cap) out[at] = item;
 }
 
-// Offer edge `key` as the lightest of component c (a read first: most offers lose).
-__device__ __forceinline__ void offer(u64* minkey, long long c, u64 key) {
-    if (__ldcg(minkey + c) > key) atomicMin(minkey + c, key);
+// Offer edge e as the lightest of component c (a read first: most offers lose).
+template <typename I>
+__device__ __forceinline__ void offer(I* minkey, I c, I e) {
+    if (__ldcg(minkey + c) > e) atomicMin(minkey + c, e);
 }
 
-// The roots of the ends of the edge that `key` names.
+// The roots of the ends of edge e.
 template <typename I>
-__device__ __forceinline__ void edge_roots(const I* __restrict__ ends, u64 key, u64 mask,
-                                           I* parent, I& a, I& b) {
-    const long long e = (long long)(key & mask);
-    a = root_of(ends[2 * e], parent);
-    b = root_of(ends[2 * e + 1], parent);
+__device__ __forceinline__ void edge_roots(const I* __restrict__ ends, I e, I* parent, I& a,
+                                           I& b) {
+    a = root_of(ends[2 * (long long)e], parent);
+    b = root_of(ends[2 * (long long)e + 1], parent);
 }
 
 // Keep a candidate whose ends lie in two components (roots a != b) and offer it to both.
 template <typename I>
-__device__ __forceinline__ void keep_crossing(bool keep, u64 key, I a, I b, u64* minkey,
-                                              u64* out, u64* count, u64 cap) {
-    warp_append(keep, key, out, count, cap);
+__device__ __forceinline__ void keep_crossing(bool keep, I e, I a, I b, I* minkey, I* out,
+                                              u64* count, u64 cap) {
+    warp_append(keep, e, out, count, cap);
     if (keep) {
-        offer(minkey, a, key);
-        offer(minkey, b, key);
+        offer(minkey, a, e);
+        offer(minkey, b, e);
     }
 }
 
@@ -82,8 +87,9 @@ __global__ void msf_upper_count(const I* __restrict__ indptr, const I* __restric
     }
 }
 
-// The upper-triangle edge list (a warp per row): ends[2e], ends[2e + 1] = u, v and, where
-// csr is not null, csr[e] = the edge's CSR position, for e in [uoff[u], uoff[u + 1]).
+// The upper-triangle edges in (u, v) order (a warp per row): ends[2e], ends[2e + 1] = u, v
+// and, where csr is not null, csr[e] = the edge's CSR position, for e in
+// [uoff[u], uoff[u + 1]).
 template <typename I>
 __global__ void msf_upper_edges(const I* __restrict__ indptr, const I* __restrict__ indices,
                                 long long n, const long long* __restrict__ uoff, I* ends,
@@ -103,40 +109,37 @@ __global__ void msf_upper_edges(const I* __restrict__ indptr, const I* __restric
     }
 }
 
-// parent = identity; both minkey arrays (2n words from minkey) NO_EDGE.
+// parent = identity; both minkey arrays (2n words from minkey) no_edge; the CNT count
+// words zero.
+#define CNT 6
 template <typename I>
-__device__ __forceinline__ void init_phase(long long n, I* parent, u64* minkey) {
+__device__ __forceinline__ void init_phase(long long n, I* parent, I* minkey, u64* cnt) {
+    if (blockIdx.x == 0 && threadIdx.x < CNT) cnt[threadIdx.x] = 0;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
         parent[v] = (I)v;
-        minkey[v] = NO_EDGE;
-        minkey[n + v] = NO_EDGE;
+        minkey[v] = no_edge<I>();
+        minkey[n + v] = no_edge<I>();
     }
 }
 
-// The edges of the edge list whose keys are at most `light` (heavy = 0: the light edges;
-// parent must still be the identity) or above it (heavy = 1: the heavy edges, after the
-// light ones joined components; those inside a component are dropped) become candidates.
+// Edges lo..hi - 1 whose ends lie in two components become candidates: the light edges
+// (lo = 0) first, the heavy ones after the light ones joined components (those inside a
+// component are dropped: each is the heaviest edge of a cycle).
 template <typename I>
-__device__ __forceinline__ void collect_phase(const I* __restrict__ ends,
-                                              const u64* __restrict__ keys, long long m,
-                                              u64 light, int heavy, u64 mask, I* parent,
-                                              u64* minkey, u64* out, u64* count, u64 cap) {
+__device__ __forceinline__ void collect_phase(const I* __restrict__ ends, long long lo,
+                                              long long hi, I* parent, I* minkey, I* out,
+                                              u64* count, u64 cap) {
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long base = (long long)blockIdx.x * blockDim.x; base < m; base += stride) {
-        const long long e = base + threadIdx.x;
-        u64 key = 0;
-        bool keep = e < m;
-        if (keep) {
-            key = keys[e];
-            keep = heavy ? key > light : key <= light;
-        }
+    for (long long base = lo + (long long)blockIdx.x * blockDim.x; base < hi; base += stride) {
+        const I e = (I)(base + threadIdx.x);
+        bool keep = base + threadIdx.x < hi;
         I a = 0, b = 0;
         if (keep) {
-            edge_roots(ends, key, mask, parent, a, b);
+            edge_roots(ends, e, parent, a, b);
             keep = a != b;
         }
-        keep_crossing(keep, key, a, b, minkey, out, count, cap);
+        keep_crossing(keep, e, a, b, minkey, out, count, cap);
     }
 }
 
@@ -144,9 +147,9 @@ __device__ __forceinline__ void collect_phase(const I* __restrict__ ends,
 // forest (once: each edge is one candidate). Reads the sets only. Zeroes the other list's
 // count (the shrink of this round appends there).
 template <typename I>
-__device__ __forceinline__ void decide_phase(const u64* list, const u64* count,
-                                             const I* __restrict__ ends, u64 mask, I* parent,
-                                             const u64* minkey, u64* forest, u64* forest_count,
+__device__ __forceinline__ void decide_phase(const I* list, const u64* count,
+                                             const I* __restrict__ ends, I* parent,
+                                             const I* minkey, I* forest, u64* forest_count,
                                              u64 cap, u64* other_count) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *other_count = 0;
     const long long size = (long long)__ldcg(count);
@@ -154,54 +157,53 @@ __device__ __forceinline__ void decide_phase(const u64* list, const u64* count,
     for (long long base = (long long)blockIdx.x * blockDim.x; base < size; base += stride) {
         const long long i = base + threadIdx.x;
         bool keep = i < size;
-        u64 key = 0;
+        I e = 0;
         if (keep) {
-            key = __ldcg(list + i);
+            e = __ldcg(list + i);
             I a, b;
-            edge_roots(ends, key, mask, parent, a, b);
-            keep = __ldcg(minkey + a) == key || __ldcg(minkey + b) == key;
+            edge_roots(ends, e, parent, a, b);
+            keep = __ldcg(minkey + a) == e || __ldcg(minkey + b) == e;
         }
-        warp_append(keep, key, forest, forest_count, cap);
+        warp_append(keep, e, forest, forest_count, cap);
     }
 }
 
 // Join: the forest edges the last decision added (from forest[*joined] to the forest's
-// count) join their ends' sets; `read`, the n keys it read, are cleared.
+// count) join their ends' sets; `read`, the n ids it read, are cleared.
 template <typename I>
-__device__ __forceinline__ void join_phase(const u64* forest, const u64* joined,
+__device__ __forceinline__ void join_phase(const I* forest, const u64* joined,
                                            const u64* forest_count, const I* __restrict__ ends,
-                                           u64 mask, I* parent, u64* read, long long n) {
+                                           I* parent, I* read, long long n) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     const long long first = (long long)(blockIdx.x * blockDim.x + threadIdx.x);
     const long long lo = (long long)__ldcg(joined), hi = (long long)__ldcg(forest_count);
     for (long long i = lo + first; i < hi; i += stride) {
-        const long long e = (long long)(__ldcg(forest + i) & mask);
+        const long long e = __ldcg(forest + i);
         join(ends[2 * e], ends[2 * e + 1], parent);
     }
-    for (long long v = first; v < n; v += stride) read[v] = NO_EDGE;
+    for (long long v = first; v < n; v += stride) read[v] = no_edge<I>();
 }
 
 // Shrink: candidates inside a component dropped, the others kept in `out` and offered to
 // `minkey`. Marks the forest joined (its count holds still in this phase).
 template <typename I>
-__device__ __forceinline__ void shrink_phase(const u64* list, const u64* count,
-                                             const I* __restrict__ ends, u64 mask, I* parent,
-                                             u64* minkey, u64* out, u64* out_count, u64 cap,
-                                             u64* joined, const u64* forest_count) {
+__device__ __forceinline__ void shrink_phase(const I* list, const u64* count,
+                                             const I* __restrict__ ends, I* parent, I* minkey,
+                                             I* out, u64* out_count, u64 cap, u64* joined,
+                                             const u64* forest_count) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *joined = __ldcg(forest_count);
     const long long size = (long long)__ldcg(count);
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < size; base += stride) {
         const long long i = base + threadIdx.x;
         bool keep = i < size;
-        u64 key = 0;
-        I a = 0, b = 0;
+        I e = 0, a = 0, b = 0;
         if (keep) {
-            key = __ldcg(list + i);
-            edge_roots(ends, key, mask, parent, a, b);
+            e = __ldcg(list + i);
+            edge_roots(ends, e, parent, a, b);
             keep = a != b;
         }
-        keep_crossing(keep, key, a, b, minkey, out, out_count, cap);
+        keep_crossing(keep, e, a, b, minkey, out, out_count, cap);
     }
 }
 
@@ -216,101 +218,148 @@ __device__ __forceinline__ void flatten_phase(long long n, I* parent, long long*
     }
 }
 
-// Forest rows from sorted keys: edge id e (the low `idbits` bits), its row u (the last u with
-// uoff[u] <= e) and column, from the CSR: src, dst and the edge id.
+// The forest in rank order, with its rows, without a sort: the forest's k = *forest_count
+// (at most cap) edges are flagged among the m (flag: m words, zeroed by the caller before a
+// barrier), each block counts the flags of its share of the ids (part: a word per block),
+// and each block writes its flagged ids in order from the sum of the counts before it:
+// forest[i] = the i-th forest edge by rank, src[i], dst[i] = its ends, weight[i] = its
+// weight, copied bit for bit from weights (by edge id) of wsize bytes (4 or 8; 0: an
+// unweighted graph, weight[i] = 1 as int64). Every thread of the grid calls it.
 template <typename I>
-__global__ void msf_forest_rows(const u64* __restrict__ keys, long long k, int idbits,
-                                const long long* __restrict__ uoff, long long n,
-                                const I* __restrict__ indptr, const I* __restrict__ indices,
-                                long long* src, long long* dst, long long* edge) {
+__device__ __forceinline__ void order_phase(I* forest, const u64* forest_count, u64 cap,
+                                            long long m, const I* __restrict__ ends, I* flag,
+                                            I* part, long long* src, long long* dst,
+                                            const void* weights, int wsize, void* weight,
+                                            unsigned int* bar, unsigned int& gen) {
+    const long long k = (long long)min(__ldcg(forest_count), cap);   // more: the host reports
     const long long stride = (long long)gridDim.x * blockDim.x;
-    const u64 mask = (1ULL << idbits) - 1ULL;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += stride) {
-        const long long e = (long long)(keys[i] & mask);
-        long long lo = 0, hi = n;
-        while (lo < hi) {
-            const long long mid = (lo + hi + 1) / 2;
-            if (uoff[mid] <= e) lo = mid; else hi = mid - 1;
-        }
-        src[i] = lo;
-        dst[i] = indices[(long long)indptr[lo + 1] - uoff[lo + 1] + e];
-        edge[i] = e;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += stride)
+        flag[__ldcg(forest + i)] = 1;
+    grid_sync(bar, gen);
+    const long long share = (m + stride - 1) / stride * blockDim.x;     // whole tiles a block
+    const long long lo = blockIdx.x * share, hi = min(m, lo + share);
+    int count = 0;
+    for (long long base = lo; base < hi; base += blockDim.x) {
+        const long long e = base + threadIdx.x;
+        count += __syncthreads_count(e < hi && __ldcg(flag + e));
     }
+    if (threadIdx.x == 0) part[blockIdx.x] = (I)count;
+    grid_sync(bar, gen);
+    long long before = 0, total;
+    for (long long b = threadIdx.x; b < blockIdx.x; b += blockDim.x) before += __ldcg(part + b);
+    block_excl_scan(before, &before);
+    for (long long base = lo; base < hi; base += blockDim.x) {
+        const long long e = base + threadIdx.x;
+        const bool in = e < hi && __ldcg(flag + e);
+        const long long at = before + block_excl_scan(in ? 1LL : 0LL, &total);
+        if (in) {
+            forest[at] = (I)e;
+            src[at] = ends[2 * e];
+            dst[at] = ends[2 * e + 1];
+            if (wsize == 8)
+                ((u64*)weight)[at] = ((const u64*)weights)[e];
+            else if (wsize == 4)
+                ((unsigned*)weight)[at] = ((const unsigned*)weights)[e];
+            else
+                ((long long*)weight)[at] = 1;
+        }
+        before += total;
+    }
+}
+
+// flag[0..m) = 0 (the lists' block, free once the rounds are over).
+template <typename I>
+__device__ __forceinline__ void clear_phase(I* flag, long long m) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += stride)
+        flag[e] = 0;
 }
 
 // The phases as kernels of their own, launched one by one by the host (large graphs; the
 // host reads the list lengths between batches of rounds).
 
 template <typename I>
-__global__ void msf_init(long long n, I* parent, u64* minkey) {
-    init_phase(n, parent, minkey);
+__global__ void msf_init(long long n, I* parent, I* minkey, u64* cnt) {
+    init_phase(n, parent, minkey, cnt);
 }
 
 template <typename I>
-__global__ void msf_collect(const I* __restrict__ ends, const u64* __restrict__ keys,
-                            long long m, u64 light, int heavy, u64 mask, I* parent,
-                            u64* minkey, u64* out, u64* count, u64 cap) {
-    collect_phase(ends, keys, m, light, heavy, mask, parent, minkey, out, count, cap);
+__global__ void msf_collect(const I* __restrict__ ends, long long lo, long long hi, I* parent,
+                            I* minkey, I* out, u64* count, u64 cap) {
+    collect_phase(ends, lo, hi, parent, minkey, out, count, cap);
 }
 
 template <typename I>
-__global__ void msf_decide(const u64* list, const u64* count, const I* __restrict__ ends,
-                           u64 mask, I* parent, const u64* minkey, u64* forest,
-                           u64* forest_count, u64 cap, u64* other_count) {
-    decide_phase(list, count, ends, mask, parent, minkey, forest, forest_count, cap,
-                 other_count);
+__global__ void msf_decide(const I* list, const u64* count, const I* __restrict__ ends,
+                           I* parent, const I* minkey, I* forest, u64* forest_count, u64 cap,
+                           u64* other_count) {
+    decide_phase(list, count, ends, parent, minkey, forest, forest_count, cap, other_count);
 }
 
 template <typename I>
-__global__ void msf_join(const u64* forest, const u64* joined, const u64* forest_count,
-                         const I* __restrict__ ends, u64 mask, I* parent, u64* read,
-                         long long n) {
-    join_phase(forest, joined, forest_count, ends, mask, parent, read, n);
+__global__ void msf_join(const I* forest, const u64* joined, const u64* forest_count,
+                         const I* __restrict__ ends, I* parent, I* read, long long n) {
+    join_phase(forest, joined, forest_count, ends, parent, read, n);
 }
 
 template <typename I>
-__global__ void msf_shrink(const u64* list, const u64* count, const I* __restrict__ ends,
-                           u64 mask, I* parent, u64* minkey, u64* out, u64* out_count,
-                           u64 cap, u64* joined, const u64* forest_count) {
-    shrink_phase(list, count, ends, mask, parent, minkey, out, out_count, cap, joined,
-                 forest_count);
+__global__ void msf_shrink(const I* list, const u64* count, const I* __restrict__ ends,
+                           I* parent, I* minkey, I* out, u64* out_count, u64 cap, u64* joined,
+                           const u64* forest_count) {
+    shrink_phase(list, count, ends, parent, minkey, out, out_count, cap, joined, forest_count);
 }
 
+// Every vertex at its root (labels: the roots, unless null); with flag (not null), also
+// flag[0..m) = 0 for msf_order.
 template <typename I>
-__global__ void msf_flatten(long long n, I* parent, long long* label) {
+__global__ void msf_flatten(long long n, I* parent, long long* label, I* flag, long long m) {
     flatten_phase(n, parent, label);
+    if (flag) clear_phase(flag, m);
+}
+
+// order_phase in a launch of its own (cooperative: its blocks wait for each other).
+template <typename I>
+__global__ void __launch_bounds__(256)
+msf_order(I* forest, const u64* forest_count, u64 cap, long long m,
+          const I* __restrict__ ends, I* flag, I* part, long long* src, long long* dst,
+          const void* weights, int wsize, void* weight, unsigned int* bar) {
+    unsigned int gen = 0;
+    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
+    order_phase(forest, forest_count, cap, m, ends, flag, part, src, dst, weights, wsize,
+                weight, bar, gen);
 }
 
 // The whole of Borůvka in one launch (small graphs: every phase a grid barrier apart
 // instead of a launch, and the rounds decided on the device). lists: the two candidate
-// lists, minkey: both minkey arrays (2n words), cnt: the lists' lengths, the forest's and
-// its joined part (cnt[0..2], cnt[5]), zero at launch. The light edges (keys <= light) run
-// light_rounds rounds first (fewer if none is left); if heavy edges exist (`heavy`), they
-// are filtered in then, and rounds go on until no candidate is left. label: every vertex's
-// root. cnt[3]: rounds run; cnt[4]: 1 when max_rounds were not enough (no progress: a bug,
-// which the host reports).
+// lists (m ids each), minkey: both minkey arrays (2n words), cnt: the lists' lengths, the
+// forest's and its joined part (cnt[0..2], cnt[5]), zeroed by init_phase. The light edges
+// (0..nlight - 1) run light_rounds rounds first (fewer if none is left); the heavy ones, if
+// any, are filtered in then, and rounds go on until no candidate is left. Then the forest
+// in rank order with its rows and weights (order_phase) and every vertex's root in label. cnt[3]:
+// rounds run; cnt[4]: 1 when max_rounds were not enough (no progress: a bug, which the
+// host reports).
 template <typename I>
 __global__ void __launch_bounds__(256)
-msf_fused(const I* __restrict__ ends, const u64* __restrict__ keys, long long m, u64 light,
-          int heavy, u64 mask, int light_rounds, int max_rounds, long long n, I* parent,
-          u64* minkey, u64* list0, u64* list1, u64* cnt, u64* forest, u64 forest_cap,
-          long long* label, unsigned int* bar) {
+msf_fused(const I* __restrict__ ends, long long m, long long nlight, int light_rounds,
+          int max_rounds, long long n, I* parent, I* minkey, I* list0, I* list1, u64* cnt,
+          I* forest, u64 forest_cap, long long* label, long long* src, long long* dst,
+          const void* weights, int wsize, void* weight, unsigned int* bar) {
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
-    init_phase(n, parent, minkey);
+    init_phase(n, parent, minkey, cnt);
     grid_sync(bar, gen);
-    collect_phase(ends, keys, m, light, 0, mask, parent, minkey, list0, cnt, (u64)m);
+    collect_phase(ends, 0, nlight, parent, minkey, list0, cnt, (u64)m);
     grid_sync(bar, gen);
     int i = 0, rounds = 0;
-    bool pending = heavy != 0;
+    bool pending = nlight < m;
     while (true) {
         if (__ldcg(&cnt[i]) == 0 || (pending && rounds == light_rounds)) {
             if (!pending) break;
             pending = false;                   // the heavy edges join the candidates
             flatten_phase(n, parent, (long long*)nullptr);
             grid_sync(bar, gen);
-            collect_phase(ends, keys, m, light, 1, mask, parent, minkey + i * n,
-                          i ? list1 : list0, cnt + i, (u64)m);
+            collect_phase(ends, nlight, m, parent, minkey + i * n, i ? list1 : list0, cnt + i,
+                          (u64)m);
             grid_sync(bar, gen);
             continue;
         }
@@ -319,18 +368,22 @@ msf_fused(const I* __restrict__ ends, const u64* __restrict__ keys, long long m,
             break;
         }
         const int o = 1 - i;
-        u64* const in = i ? list1 : list0;
-        decide_phase(in, cnt + i, ends, mask, parent, minkey + i * n, forest, cnt + 2,
-                     forest_cap, cnt + o);
+        I* const in = i ? list1 : list0;
+        decide_phase(in, cnt + i, ends, parent, minkey + i * n, forest, cnt + 2, forest_cap,
+                     cnt + o);
         grid_sync(bar, gen);
-        join_phase(forest, cnt + 5, cnt + 2, ends, mask, parent, minkey + i * n, n);
+        join_phase(forest, cnt + 5, cnt + 2, ends, parent, minkey + i * n, n);
         grid_sync(bar, gen);
-        shrink_phase(in, cnt + i, ends, mask, parent, minkey + o * n, o ? list1 : list0,
-                     cnt + o, (u64)m, cnt + 5, cnt + 2);
+        shrink_phase(in, cnt + i, ends, parent, minkey + o * n, o ? list1 : list0, cnt + o,
+                     (u64)m, cnt + 5, cnt + 2);
         grid_sync(bar, gen);
         i = o;
         ++rounds;
     }
     flatten_phase(n, parent, label);
+    clear_phase(list0, m);
     if (blockIdx.x == 0 && threadIdx.x == 0) cnt[3] = rounds;
+    grid_sync(bar, gen);
+    order_phase(forest, cnt + 2, forest_cap, m, ends, list0, list1, src, dst, weights, wsize,
+                weight, bar, gen);
 }

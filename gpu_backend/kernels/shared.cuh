@@ -21,6 +21,33 @@ __device__ __forceinline__ void grid_sync(unsigned int* bar, unsigned int& gen) 
     __syncthreads();
 }
 
+// Exclusive block scan of one value per thread; every thread of the block must call it.
+template <typename T>
+__device__ __forceinline__ T block_excl_scan(T x, T* total) {
+    __shared__ T warp_sums[32];
+    int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    T v = x;
+    for (int o = 1; o < 32; o <<= 1) {
+        T y = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o) v += y;
+    }
+    if (lane == 31) warp_sums[wid] = v;
+    __syncthreads();
+    if (wid == 0) {
+        T s = lane < nw ? warp_sums[lane] : 0;
+        for (int o = 1; o < 32; o <<= 1) {
+            T y = __shfl_up_sync(0xffffffffu, s, o);
+            if (lane >= o) s += y;
+        }
+        if (lane < nw) warp_sums[lane] = s;
+    }
+    __syncthreads();
+    T res = (wid ? warp_sums[wid - 1] : 0) + v - x;
+    *total = warp_sums[nw - 1];
+    __syncthreads();
+    return res;
+}
+
 // A slot in a list whose length is *count, for each calling thread: one atomicAdd for the
 // threads of a warp that call together (a queue's length is one word that every append
 // would otherwise hit).
