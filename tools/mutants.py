@@ -520,15 +520,15 @@ MUTATIONS = (
         "the gpu executor hands every small graph's BFS to the host, whatever its first "
         "searches cost: a peer-to-peer graph's searches stay on the slower side",
         "gpu_backend/host_handover.py",
-        "return on_host(ex, G) and not device < host",
-        "return on_host(ex, G)",
+        "return G.n + G.nstored <= ex.bfs_host_items and not device < host",
+        "return G.n + G.nstored <= ex.bfs_host_items",
         ["tests/test_gpu_handover.py"]),
     _mutation(
         "free-bytes-trusts-the-pool-under-a-limit",
         "the device memory check answers from the pool's free blocks under a pool limit "
         "too: a limit set below what the pool holds no longer refuses a call",
         "gpu_backend/storage.py",
-        "if enough and held >= enough and not pool.get_limit():",
+        "if enough and held >= enough and not limit:",
         "if enough and held >= enough:",
         ["tests/test_gpu_outofcore.py::"
          "test_free_bytes_answers_from_the_pool_only_where_its_blocks_suffice"]),
