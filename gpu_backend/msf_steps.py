@@ -19,9 +19,9 @@ A candidate is its id alone, of the CSR's index type (fewer edges than stored en
 rounds look its ends up in the edge list and find their roots again, so two candidate lists
 cost what the edge list's ends do. After ``LIGHT_ROUNDS`` rounds the heavy edges are
 filtered against the components found (an edge inside one is the heaviest of a cycle) and
-join the candidate list; rounds go on until it is empty. Then the forest is put in rank
-order without a sort (its edges flagged among the ids, each block writing its flagged ids
-from the count of those before it) and its rows are written. On a graph of at most
+join the candidate list; rounds go on until it is empty. Then the forest's rows are
+written in rank order without a sort (its edges flagged among the ids, each block writing
+the rows of its flagged ids from the count of those before it). On a graph of at most
 ``FUSED_EDGES`` edges all of it is one persistent kernel (``msf_fused``: the phases a grid
 barrier apart, the rounds decided on the device, one sync for the forest's size), since
 there a call would otherwise be some fifty launches of a few microseconds of work each. On
@@ -211,8 +211,8 @@ class _Run:
         return LIGHT_ROUNDS + self.n.bit_length() + 2
 
     def fused(self, E, barrier) -> int:
-        """Every phase in one launch (``msf_fused``), the forest in rank order with its
-        rows included; returns the forest's size."""
+        """Every phase in one launch (``msf_fused``), the forest's rows and weights in
+        rank order included; returns the forest's size."""
         kernel = _module.kernel("msf_fused", self.I)
         _module.launch_resident(
             kernel, min(_grid(E.m)[0], FUSED_BLOCKS_PER_SM * _module.sm_count()), BLOCK,
@@ -227,8 +227,8 @@ class _Run:
 
     def launched(self, E, barrier) -> int:
         """The phases launched one by one, the list length read back every
-        ``ROUNDS_PER_SYNC`` rounds of the second phase, then the forest in rank order with
-        its rows (:meth:`order`); returns the forest's size."""
+        ``ROUNDS_PER_SYNC`` rounds of the second phase, then the forest's rows and weights
+        in rank order (:meth:`order`); returns the forest's size."""
         _module.kernel("msf_init", self.I)(_grid(self.n), (BLOCK,),
                                            (self.n, self.parent, self.both, self.cnt))
         self.collect(E, 0, self.nlight)
@@ -251,8 +251,8 @@ class _Run:
         return int(counts[2])
 
     def order(self, E, barrier) -> None:
-        """The forest in rank order with its rows (``msf_order``, a launch whose blocks
-        wait for each other; the flags cleared by the last :meth:`flatten`)."""
+        """The forest's rows and weights in rank order (``msf_order``, a launch whose
+        blocks wait for each other; the flags cleared by the last :meth:`flatten`)."""
         _module.launch_resident(
             _module.kernel("msf_order", self.I), _grid(E.m)[0], BLOCK,
             (self.forest, self.count(2), self.forest.size, E.m, E.ends, *self.lists,

@@ -17,8 +17,8 @@
 //   counts     device words: the lists' lengths, the forest's, and how much of the forest
 //              is joined, read by the kernels (the host launches fixed grids and reads them
 //              back only between batches of rounds)
-//   forest     ids of the forest edges, in any order until the last phase puts them in
-//              rank order and writes their rows
+//   forest     ids of the forest edges, in any order (the last phase writes their rows in
+//              rank order)
 //
 // A round: decide (a candidate that is the lightest edge of either endpoint's component
 // enters the forest; no set changes meanwhile, so the roots it finds are those its offer
@@ -221,12 +221,12 @@ __device__ __forceinline__ void flatten_phase(long long n, I* parent, long long*
 // The forest in rank order, with its rows, without a sort: the forest's k = *forest_count
 // (at most cap) edges are flagged among the m (flag: m words, zeroed by the caller before a
 // barrier), each block counts the flags of its share of the ids (part: a word per block),
-// and each block writes its flagged ids in order from the sum of the counts before it:
-// forest[i] = the i-th forest edge by rank, src[i], dst[i] = its ends, weight[i] = its
+// and each block writes the rows of its flagged ids in order from the sum of the counts
+// before it: src[i], dst[i] = the ends of the i-th forest edge by rank, weight[i] = its
 // weight, copied bit for bit from weights (by edge id) of wsize bytes (4 or 8; 0: an
 // unweighted graph, weight[i] = 1 as int64). Every thread of the grid calls it.
 template <typename I>
-__device__ __forceinline__ void order_phase(I* forest, const u64* forest_count, u64 cap,
+__device__ __forceinline__ void order_phase(const I* forest, const u64* forest_count, u64 cap,
                                             long long m, const I* __restrict__ ends, I* flag,
                                             I* part, long long* src, long long* dst,
                                             const void* weights, int wsize, void* weight,
@@ -253,7 +253,6 @@ __device__ __forceinline__ void order_phase(I* forest, const u64* forest_count, 
         const bool in = e < hi && __ldcg(flag + e);
         const long long at = before + block_excl_scan(in ? 1LL : 0LL, &total);
         if (in) {
-            forest[at] = (I)e;
             src[at] = ends[2 * e];
             dst[at] = ends[2 * e + 1];
             if (wsize == 8)
@@ -320,7 +319,7 @@ __global__ void msf_flatten(long long n, I* parent, long long* label, I* flag, l
 // order_phase in a launch of its own (cooperative: its blocks wait for each other).
 template <typename I>
 __global__ void __launch_bounds__(256)
-msf_order(I* forest, const u64* forest_count, u64 cap, long long m,
+msf_order(const I* forest, const u64* forest_count, u64 cap, long long m,
           const I* __restrict__ ends, I* flag, I* part, long long* src, long long* dst,
           const void* weights, int wsize, void* weight, unsigned int* bar) {
     unsigned int gen = 0;
