@@ -84,7 +84,7 @@ def working_set(n: int, m: int, index_dtype, weight_dtype, cached: bool) -> int:
         return 2 * s * m + per_vertex * n
     w = 0 if weight_dtype is None else np.dtype(weight_dtype).itemsize
     build = (max(2 * s + 8 + 3 * w, 2 * s + 4 * w + 16, 4 * s + w + 8) if w else 2 * s)
-    return max(2 * s + w + 2 * s, build) * m + (per_vertex + 16) * n
+    return max(4 * s + w, build) * m + (per_vertex + 16) * n     # call: edge list + lists
 
 
 class _EdgeList:
