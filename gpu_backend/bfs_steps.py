@@ -427,11 +427,13 @@ class BfsSteps:
         plan = G._cached(f"gpu.bfs.search.{stream.ptr}.{self.pull_packed}",
                          lambda: _SearchPlan(self, G))
         n = G.n
-        out = cp.empty((levels + parents) * n, dtype=np.int64)
-        level = out[:n] if levels else None
-        parent = out[levels * n:] if parents else None
-        pv = out.data.ptr + 8 * n * levels if parents else _NULL
-        lv = out.data.ptr if levels else _NULL
+        # the outputs made as arrays over one allocation, not as views of one array (a
+        # CuPy view step costs microseconds of host time, as does one allocation)
+        out = cp.cuda.alloc(8 * n * (levels + parents))
+        level = cp.ndarray((n,), np.int64, out) if levels else None
+        parent = cp.ndarray((n,), np.int64, out + 8 * n * levels) if parents else None
+        pv = out.ptr + 8 * n * levels if parents else _NULL
+        lv = out.ptr if levels else _NULL
         trace = self.search_trace
         cap, chunk = self.pull_list_cap or plan.list_cap, self.pull_chunk or plan.chunk
         args = struct.pack(   # in the order of _SEARCH_FIELDS
