@@ -427,8 +427,8 @@ class BfsSteps:
         plan = G._cached(f"gpu.bfs.search.{stream.ptr}.{self.pull_packed}",
                          lambda: _SearchPlan(self, G))
         n = G.n
-        # the outputs made as arrays over one allocation, not as views of one array (a
-        # CuPy view step costs microseconds of host time, as does one allocation)
+        # the outputs as arrays over one raw allocation: cupy.empty and a view of it for
+        # each output took 4.2-6.0 µs of host time, this 1.7-4.9 µs (H200 host)
         out = cp.cuda.alloc(8 * n * (levels + parents))
         level = cp.ndarray((n,), np.int64, out) if levels else None
         parent = cp.ndarray((n,), np.int64, out + 8 * n * levels) if parents else None
