@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .vector import GpuVector, upload
+from .vector import GpuVector, send, stage
 
 
 #: Host searches of a graph costed by :func:`search_costs`, at most (the first ones).
@@ -91,12 +91,16 @@ def bfs_search(G, source: int, levels: bool, parents: bool):
     (:func:`search_costs`)."""
     costed, host, device = G._cache.get(_ROUTE, (0, 0.0, 0.0))
     sample = costed < SAMPLED_SEARCHES
-    level, parent = _cpu().bfs_search(G, source, "auto", levels or sample, parents)
+    # the search writes the outputs asked for straight into pinned staging memory
+    staged = stage(*[((G.n,), np.int64)] * (levels + parents))
+    outputs = iter(staged.arrays)
+    level = next(outputs) if levels else (np.empty(G.n, np.int64) if sample else None)
+    parent = next(outputs) if parents else None
+    _cpu().bfs_search_into(G, source, "auto", level, parent)
     if sample:
         h, d = search_costs(level, G.out_degree())
         G._cache[_ROUTE] = (costed + 1, host + h, device + d)
-        level = level if levels else None
-    out = iter(upload(*[a for a in (level, parent) if a is not None]))
+    out = iter(send(staged))
     return (next(out) if levels else None, next(out) if parents else None)
 
 

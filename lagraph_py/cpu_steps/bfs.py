@@ -651,18 +651,49 @@ class BfsSteps:
         >>> FusedCpuExecutor().bfs_search(lg.generate.grid(2, 2), 0, "auto", True, True)
         (array([0, 1, 1, 2]), array([0, 0, 0, 1]))
         """
+        # both outputs in one block, freed at once: two large arrays freed together make
+        # the C allocator give their pages back, and the next call pays to touch new ones
+        # (Kronecker 18: 1.7 ms, against 0.1 ms to fill reused memory)
+        out = np.empty((int(levels) + int(parents), G.n), dtype=np.int64)
+        level = out[0] if levels else None
+        parent = out[-1] if parents else None
+        self._search_into(G, source, method, level, parent)
+        return level, parent
+
+    def bfs_search_into(self, G, source, method, level, parent) -> None:
+        """:meth:`bfs_search` writing its outputs into the given arrays: writable,
+        contiguous int64 arrays of ``G.n`` entries, or None for an output not asked for
+        (at least one given). The gpu executor's hand-over of a small graph has the search
+        write into pinned memory, which it copies to the device without a host copy.
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> from lagraph_py.cpu_steps import FusedCpuExecutor
+        >>> level = np.empty(4, dtype=np.int64)
+        >>> FusedCpuExecutor().bfs_search_into(lg.generate.grid(2, 2), 0, "auto", level, None)
+        >>> level
+        array([0, 1, 1, 2])
+        """
+        if level is None and parent is None:
+            raise ValueError("nothing to compute: level and parent are both None")
+        for a in (level, parent):
+            if a is not None and not (isinstance(a, np.ndarray) and a.dtype == np.int64
+                                      and a.shape == (G.n,) and a.flags.c_contiguous
+                                      and a.flags.writeable):
+                raise ValueError(f"BFS outputs must be writable contiguous int64 arrays "
+                                 f"of {G.n} entries")
+        self._search_into(G, source, method, level, parent)
+
+    def _search_into(self, G, source, method, level, parent) -> None:
+        """The search of :meth:`bfs_search` into ``level`` and ``parent`` (None: not
+        asked for)."""
         source = as_source(source, G.n)       # (the loops index without a bounds test)
         code = _METHODS.get(method)
         if code is None:
             raise ValueError(f"the {self.name} executor has no BFS method {method!r}")
         plan = G._cached(_PLANS[code != _PUSH], lambda: _Plan.of(G, code != _PUSH))
         n = plan.n
-        # both outputs in one block, freed at once: two large arrays freed together make
-        # the C allocator give their pages back, and the next call pays to touch new ones
-        # (Kronecker 18: 1.7 ms, against 0.1 ms to fill reused memory)
-        out = np.empty((int(levels) + int(parents), n), dtype=np.int64)
-        level = out[0] if levels else None
-        parent = out[-1] if parents else None
         # (no level of a small graph has the work to go parallel: no need to ask numba)
         small = plan.nstored + n <= min(PARALLEL_WORK, PARALLEL_PROBES)
         cores = 1 if small else numba.get_num_threads()
@@ -674,4 +705,3 @@ class BfsSteps:
                                                                 n // PARALLEL_PUSH),
                 QUEUE_NQ if cores > 1 and n >= QUEUE_MIN_VERTICES else n + 1,
                 PARALLEL_PROBES, PULL_BLOCK, cores)
-        return level, parent
