@@ -10,9 +10,12 @@ puts most of a graph's giant component in one set; then the rest of every row is
 label) except the rows of vertices already in the set of a vertex of largest degree, and a
 last pass writes each vertex's root. The rows are taken by degree bucket, as ECL-CC
 (Jaiganesh and Burtscher, HPDC 2018) does: a thread a row up to ``THREAD_ROW`` entries, a
-warp a row up to ``LONG_ROW``, whole blocks the chunks of longer rows. The warp rows, the
-chunks, that vertex and the union-find's scratch array are cached with the device matrix,
-so a call allocates only its labels, launches once and never waits for the device.
+warp a row up to ``LONG_ROW``, whole blocks the chunks of longer rows. The first two
+phases read every row's first ``SAMPLED`` entries from an array of their own (``SAMPLED``
+words a vertex, made once), which stays in device memory when the adjacency is out of
+core. The warp rows, the chunks, that vertex, those entries and the union-find's scratch
+array are cached with the device matrix, so a call allocates only its labels, launches
+once and never waits for the device.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from .vector import GpuVector
 #: Rows of at most this many entries are joined by one thread (THREAD_ROW in
 #: components.cu), longer ones up to ``LONG_ROW`` by a warp.
 THREAD_ROW = 16
+#: Entries of every row the first two phases join, kept apart (SAMPLED in components.cu).
+SAMPLED = 2
 _BLOCK = 512
 
 
@@ -65,12 +70,12 @@ class ComponentsSteps:
                     f"connected components of {n:,} vertices")
         label = cp.empty(n, dtype=np.int64)
         if n:
-            parent, warp_rows, hub = cached or _buffers(A)
+            parent, heads, warp_rows, hub = cached or _buffers(A)
             cv, clo = long_row_chunks(A)
             kernel = _module.kernel("cc_union_find", A.index_dtype)
             _module.launch_resident(
                 kernel, _module.grid_for(max(n, A.nstored // 4), _BLOCK), _BLOCK,
-                (A.indptr, A.indices, n, warp_rows, warp_rows.size, cv, clo, cv.size,
+                (A.indptr, A.indices, n, heads, warp_rows, warp_rows.size, cv, clo, cv.size,
                  hub, parent, label, self._barrier()))
         out = GpuVector(n, label, nvals=n)
         out.absent = -1                       # none absent: presence is label != -1
@@ -79,16 +84,19 @@ class ComponentsSteps:
 
 def working_set(n: int, index_dtype, cached: bool = False) -> int:
     """Device bytes of one call on ``n`` vertices besides the CSR: the int64 labels and,
-    unless ``cached`` with the matrix, the union-find's array (the warp rows, a few,
-    besides)."""
-    return 8 * n + (0 if cached else n * np.dtype(index_dtype).itemsize)
+    unless ``cached`` with the matrix, the union-find's array and the rows' first
+    ``SAMPLED`` entries (the warp rows, a few, besides)."""
+    return 8 * n + (0 if cached else (1 + SAMPLED) * n * np.dtype(index_dtype).itemsize)
 
 
-def _buffers(A) -> tuple[cp.ndarray, cp.ndarray, int]:
-    """The union-find's scratch array, the warp rows of ``A`` and a vertex of largest
-    degree (cached on ``A``)."""
+def _buffers(A) -> tuple[cp.ndarray, cp.ndarray, cp.ndarray, int]:
+    """The union-find's scratch array, the rows' first ``SAMPLED`` entries (``cc_heads``),
+    the warp rows of ``A`` and a vertex of largest degree (cached on ``A``)."""
     deg = A.row_degree_host()
     warp_rows = np.flatnonzero((deg > THREAD_ROW) & (deg <= LONG_ROW))
-    A._cc_buffers = (cp.empty(A.n, dtype=A.index_dtype),
+    heads = cp.empty(SAMPLED * A.n, dtype=A.index_dtype)
+    _module.kernel("cc_heads", A.index_dtype)((_module.grid_for(A.n, _BLOCK),), (_BLOCK,),
+                                              (A.indptr, A.indices, A.n, heads))
+    A._cc_buffers = (cp.empty(A.n, dtype=A.index_dtype), heads,
                      cp.asarray(warp_rows.astype(A.index_dtype)), int(np.argmax(deg)))
     return A._cc_buffers

@@ -21,7 +21,7 @@ cp = cupy_or_skip()
 
 import lagraph_py as lg  # noqa: E402
 from gpu_backend import GpuExecutor, storage  # noqa: E402
-from gpu_backend.components_steps import THREAD_ROW  # noqa: E402
+from gpu_backend.components_steps import SAMPLED, THREAD_ROW  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 from lagraph_py.cpu_steps import FusedCpuExecutor  # noqa: E402
 from oracles import graphs, scc_labels  # noqa: E402
@@ -145,6 +145,19 @@ def test_repeated_calls_reuse_the_buffers_and_agree():
     buffers = GPU.matrix(G)._cc_buffers
     np.testing.assert_array_equal(gpu_labels(G), first)
     assert GPU.matrix(G)._cc_buffers is buffers
+
+
+def test_first_entries_of_every_row():
+    # rows of 0, 1, 2 and 3 entries, a self-loop first in its row (vertex 2)
+    G = lg.Graph.from_edges([0, 0, 0, 2, 3], [3, 1, 2, 2, 4], n=6, directed=False)
+    A = GPU.matrix(G)
+    gpu_labels(G)
+    heads = cp.asnumpy(A._cc_buffers[1]).reshape(G.n, SAMPLED)
+    indptr, indices = A.host_csr()
+    expected = [[indices[lo + j] if lo + j < hi else v for j in range(SAMPLED)]
+                for v, (lo, hi) in enumerate(zip(indptr[:-1], indptr[1:]))]
+    np.testing.assert_array_equal(heads, expected)
+    assert any(hi - lo < SAMPLED for lo, hi in zip(indptr[:-1], indptr[1:]))
 
 
 def test_directed_graph_is_a_clear_error():

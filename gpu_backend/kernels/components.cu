@@ -13,6 +13,10 @@
 //      else phase 1 did; the two smallest neighbours of every vertex join all but about 1%
 //      of a road map, half a Kronecker graph: the giant component, if there is one, is
 //      mostly one set now);
+//   phases 1 and 2 read the rows' first SAMPLED entries from `heads` (cc_heads: SAMPLED
+//   words a vertex, the vertex itself where its row is shorter), a contiguous array
+//   instead of two row pointers and a scattered entry a vertex, and an array that stays in
+//   device memory when the adjacency is out of core;
 //   3. the rest of every row (entries SAMPLED on), except the rows of the vertices already
 //      in the set of `hub` (a vertex of largest degree, in the giant component if any is),
 //      whose edges are joined from their other end or lie within the set. By degree
@@ -54,13 +58,27 @@ __device__ __forceinline__ void join_row(const I* __restrict__ ind, long long lo
     for (long long p = lo; p < hi; p += step) r = link<true>(r, ind[p], parent);
 }
 
+// The first SAMPLED entries of every row of the CSR (ptr, ind), SAMPLED words a vertex v
+// from heads[SAMPLED * v], v itself in place of entries its row lacks.
+template <typename I>
+__global__ void cc_heads(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
+                         I* heads) {
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+         v += (long long)gridDim.x * blockDim.x) {
+        const long long lo = ptr[v], hi = ptr[v + 1];
+        for (int j = 0; j < SAMPLED; ++j)
+            heads[SAMPLED * v + j] = lo + j < hi ? ind[lo + j] : (I)v;
+    }
+}
+
+// heads: the rows' first entries (cc_heads);
 // warp_rows[0..nwarp): the vertices whose rows hold THREAD_ROW < entries <= LONG_ROW;
 // (cv, clo)[0..nchunks): the chunks of the longer rows; hub: a vertex of largest degree.
 // parent: n words of scratch; label: the n labels out. bar: the grid barrier's two words.
 template <typename I>
 __global__ void __launch_bounds__(512)
 cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
-              const I* __restrict__ warp_rows, long long nwarp,
+              const I* __restrict__ heads, const I* __restrict__ warp_rows, long long nwarp,
               const I* __restrict__ cv, const long long* __restrict__ clo, long long nchunks,
               long long hub, I* parent, long long* label, unsigned int* bar) {
     unsigned int gen = 0;
@@ -71,8 +89,7 @@ cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
     for (long long v = tid; v < n; v += nthreads) {
         I p = (I)v;
         for (int hop = 0; hop < INIT_HOPS; ++hop) {
-            const long long lo = ptr[p];
-            const I first = lo < (long long)ptr[p + 1] ? ind[lo] : p;
+            const I first = heads[SAMPLED * (long long)p];
             if (first >= p) break;
             p = first;
         }
@@ -81,12 +98,14 @@ cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
     grid_sync(bar, gen);
 
     for (long long v = tid; v < n; v += nthreads) {
-        const long long lo = ptr[v], hi = ptr[v + 1];
-        if (lo == hi) continue;
+        const I* h = heads + SAMPLED * v;
+        bool join = h[0] > (I)v;                                // (else phase 1 did)
+        for (int j = 1; j < SAMPLED; ++j) join |= h[j] != (I)v;
+        if (!join) continue;
         I r = find((I)v, parent);
-        if (ind[lo] > (I)v) r = link<true>(r, ind[lo], parent);    // (else phase 1 did)
-        for (long long p = lo + 1; p < min(hi, lo + SAMPLED); ++p)
-            r = link<true>(r, ind[p], parent);
+        if (h[0] > (I)v) r = link<true>(r, h[0], parent);
+        for (int j = 1; j < SAMPLED; ++j)
+            if (h[j] != (I)v) r = link<true>(r, h[j], parent);
     }
     grid_sync(bar, gen);
 
