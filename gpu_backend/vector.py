@@ -107,7 +107,10 @@ def upload(*arrays: np.ndarray) -> tuple[cp.ndarray, ...]:
     >>> a.tolist(), b.tolist()
     ([0, 1, 2], [1.0, 1.0])
     """
-    staged = stage(*[(np.shape(a), np.asarray(a).dtype) for a in arrays])
+    arrays = [np.asarray(a) for a in arrays]
+    staged = stage(*[(a.shape, a.dtype) for a in arrays])
+    if staged.total < 0:                      # too large to stage: no host copy first
+        return tuple(cp.asarray(a) for a in arrays)
     for host, a in zip(staged.arrays, arrays):
         host[...] = a
     return send(staged)
