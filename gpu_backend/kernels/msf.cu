@@ -245,9 +245,9 @@ __device__ __forceinline__ void order_phase(const I* forest, const u64* forest_c
     }
     if (threadIdx.x == 0) part[blockIdx.x] = (I)count;
     grid_sync(bar, gen);
-    long long before = 0, total;
-    for (long long b = threadIdx.x; b < blockIdx.x; b += blockDim.x) before += __ldcg(part + b);
-    block_excl_scan(before, &before);
+    long long mine = 0, before, total;          // before: the flags of the blocks before
+    for (long long b = threadIdx.x; b < blockIdx.x; b += blockDim.x) mine += __ldcg(part + b);
+    block_excl_scan(mine, &before);              // (its total: the sum over this block)
     for (long long base = lo; base < hi; base += blockDim.x) {
         const long long e = base + threadIdx.x;
         const bool in = e < hi && __ldcg(flag + e);
