@@ -98,6 +98,20 @@ def as_source(source, n: int) -> int:
     return s
 
 
+def check_search_outputs(n: int, level, parent) -> None:
+    """Raise unless ``level`` and ``parent`` are arrays a search of a graph of ``n``
+    vertices can write into: writable, contiguous int64 arrays of ``n`` entries, or None
+    for an output not asked for (at least one given)."""
+    if level is None and parent is None:
+        raise ValueError("nothing to compute: level and parent are both None")
+    for a in (level, parent):
+        if a is not None and not (isinstance(a, np.ndarray) and a.dtype == np.int64
+                                  and a.shape == (n,) and a.flags.c_contiguous
+                                  and a.flags.writeable):
+            raise ValueError(f"BFS outputs must be writable contiguous int64 arrays "
+                             f"of {n} entries")
+
+
 def index_dtypes(n: int, nstored: int) -> tuple[np.dtype, np.dtype]:
     """The types ``(row pointers, column indices)`` of a graph of ``n`` vertices and
     ``nstored`` entries: int32 where they fit (:data:`INT32_OFFSETS_MAX`,

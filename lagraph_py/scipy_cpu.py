@@ -45,6 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from ._checks import check_search_outputs
 from .algorithms.msf import Ranking, _undirected_edges, stable_order
 from .executor import PULL, PUSH, Executor
 
@@ -123,6 +124,27 @@ class ScipyCpuExecutor(Executor):
         parent[source] = source
         level = _levels(order, parent, G.n) if levels else None
         return level, parent if parents else None
+
+    def bfs_search_into(self, G, source, method, level, parent) -> None:
+        """:meth:`bfs_search` copied into the given arrays, which it takes and checks as
+        :meth:`FusedCpuExecutor.bfs_search_into
+        <lagraph_py.cpu_steps.BfsSteps.bfs_search_into>` does (the gpu executor's
+        hand-over of a small graph searches into pinned memory this way, also while
+        the compiled loops are not ready).
+
+        Examples
+        --------
+        >>> import lagraph_py as lg
+        >>> level = np.empty(4, dtype=np.int64)
+        >>> ScipyCpuExecutor().bfs_search_into(lg.generate.grid(2, 2), 0, "auto", level, None)
+        >>> level
+        array([0, 1, 1, 2])
+        """
+        check_search_outputs(G.n, level, parent)
+        found = self.bfs_search(G, source, method, level is not None, parent is not None)
+        for out, values in zip((level, parent), found):
+            if out is not None:
+                out[...] = values
 
     def spanning_forest(self, G):
         """The minimum spanning forest by ``minimum_spanning_tree`` over edge ranks, as

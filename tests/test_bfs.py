@@ -19,6 +19,7 @@ from lagraph_py.cpu import CpuExecutor
 from lagraph_py.cpu_steps import FusedCpuExecutor
 from lagraph_py.cpu_steps import bfs as fused_bfs
 from lagraph_py.executor import get_executor
+from lagraph_py.scipy_cpu import ScipyCpuExecutor
 
 MTX = sorted(p for p in (DATA / "mtx").glob("*.mtx") if p.name != "empty.mtx")
 
@@ -380,15 +381,19 @@ def test_cpu_search_step_checks_its_arguments(source, method):
         FusedCpuExecutor().bfs_search(G, source, method, True, True)
 
 
+#: The cpu executors: the fused one and the one that runs while its loops compile.
+CPU_EXECUTORS = [FusedCpuExecutor(), ScipyCpuExecutor()]
+
+
+@pytest.mark.parametrize("ex", CPU_EXECUTORS, ids=["fused", "scipy"])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(min_n=1, max_n=60, directed=True) | graphs(min_n=1, max_n=60, directed=False),
        st.data())
-def test_search_into_given_arrays_equals_the_search(G, data):
+def test_search_into_given_arrays_equals_the_search(ex, G, data):
     """The search into the caller's arrays (what the gpu executor's hand-over runs, into
-    pinned memory) writes what the search returns, into one output or both, even over
-    arrays that held other values."""
+    pinned memory, with whichever cpu executor is active) writes what the search
+    returns, into one output or both, even over arrays that held other values."""
     source = data.draw(st.integers(0, G.n - 1))
-    ex = FusedCpuExecutor()
     want_level, want_parent = ex.bfs_search(G, source, "auto", True, True)
     levels, parents = data.draw(st.sampled_from([(True, True), (True, False), (False, True)]))
     level = np.full(G.n, 7, np.int64) if levels else None
@@ -404,18 +409,19 @@ def test_search_into_given_arrays_equals_the_search(G, data):
     (None, None), (np.zeros(5, np.int32), None), (None, np.zeros(4, np.int64)),
     (np.zeros(10, np.int64)[::2], None), (np.zeros((5, 1), np.int64), None)],
     ids=["none", "int32", "short", "strided", "2-d"])
-def test_search_into_refuses_unfit_arrays(level, parent):
+@pytest.mark.parametrize("ex", CPU_EXECUTORS, ids=["fused", "scipy"])
+def test_search_into_refuses_unfit_arrays(ex, level, parent):
     G = lg.Graph.from_edges([0, 1], [1, 2], n=5)
     with pytest.raises(ValueError, match="nothing to compute|int64 arrays of 5"):
-        FusedCpuExecutor().bfs_search_into(G, 0, "auto", level, parent)
+        ex.bfs_search_into(G, 0, "auto", level, parent)
 
 
-def test_search_into_refuses_a_read_only_array():
+@pytest.mark.parametrize("ex", CPU_EXECUTORS, ids=["fused", "scipy"])
+def test_search_into_refuses_a_read_only_array(ex):
     level = np.zeros(5, np.int64)
     level.flags.writeable = False
     with pytest.raises(ValueError, match="writable"):
-        FusedCpuExecutor().bfs_search_into(lg.Graph.from_edges([0], [1], n=5), 0, "auto",
-                                           level, None)
+        ex.bfs_search_into(lg.Graph.from_edges([0], [1], n=5), 0, "auto", level, None)
 
 
 def test_gpu_only_methods_are_refused_on_cpu():

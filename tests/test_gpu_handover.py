@@ -107,6 +107,19 @@ def test_a_search_for_parents_alone_is_costed_by_its_levels(handed, monkeypatch)
     assert handed["bfs"] == 1
 
 
+def test_the_hand_over_runs_while_the_cpu_loops_compile(handed, monkeypatch):
+    """Until the cpu executor's compiled loops are on disk, ``backend="cpu"`` is the scipy
+    executor: the hand-over searches and labels with it, into the same pinned memory."""
+    from lagraph_py import compilation, registry
+    from lagraph_py.scipy_cpu import ScipyCpuExecutor
+    monkeypatch.delitem(registry._EXECUTORS, "cpu", raising=False)
+    monkeypatch.setattr(compilation, "cold_executor", ScipyCpuExecutor)
+    assert isinstance(host_handover._cpu(), ScipyCpuExecutor)
+    for G in (lg.generate.road(12, 12), lg.generate.kronecker(8, directed=True)):
+        check(G, 3)
+    assert handed == {"bfs": 4, "scc": 1}
+
+
 def test_other_methods_stay_on_the_device(handed):
     G = lg.generate.road(10, 10)
     for method in ("push", "pull"):

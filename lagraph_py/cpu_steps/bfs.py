@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .._checks import as_source
+from .._checks import as_source, check_search_outputs
 from ..algorithms.bfs import ALPHA, BETA
 from ..cpu import as_unsigned
 from ..executor import PULL, PUSH
@@ -675,14 +675,7 @@ class BfsSteps:
         >>> level
         array([0, 1, 1, 2])
         """
-        if level is None and parent is None:
-            raise ValueError("nothing to compute: level and parent are both None")
-        for a in (level, parent):
-            if a is not None and not (isinstance(a, np.ndarray) and a.dtype == np.int64
-                                      and a.shape == (G.n,) and a.flags.c_contiguous
-                                      and a.flags.writeable):
-                raise ValueError(f"BFS outputs must be writable contiguous int64 arrays "
-                                 f"of {G.n} entries")
+        check_search_outputs(G.n, level, parent)
         self._search_into(G, source, method, level, parent)
 
     def _search_into(self, G, source, method, level, parent) -> None:
