@@ -25,9 +25,9 @@
 set -uo pipefail
 start=$SECONDS
 total=${2:-480}
-out=${OUT:-/tmp/out}                 # four files: setup, checks and bench logs, the rows
-rows=$(mktemp -d)                    # each part's rows and log
-mkdir -p "$out"
+out=${OUT:-/tmp/out}                 # setup, checks and bench logs, the rows
+rows=$out/parts                      # each part's rows and log (kept if the run is cut)
+mkdir -p "$rows"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1 LAGRAPH_PY_MPI_TIMEOUT=300
 left() { echo $((total - (SECONDS - start))); }
