@@ -328,7 +328,8 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=2, help="threads for both (2)")
     p.add_argument("--sources", type=int, default=16,
                    help="BFS sources (16; at least 256 below 2^20 stored entries)")
-    p.add_argument("--trials", type=int, default=4, help="GAP trials of its CC run (4; BFS: one a source, plus one)")
+    p.add_argument("--trials", type=int, default=4,
+                   help="GAP trials of its CC run (4; its BFS run: a trial a source)")
     p.add_argument("--repeats", type=int, default=8, help="lagraph_py CC calls (8)")
     p.add_argument("--rounds", type=int, default=3,
                    help="turns of GAP and lagraph_py on each graph, medians kept (3)")

@@ -242,9 +242,10 @@ def _result(graphs, task, source, backend) -> dict | None:
 
 
 def _timed(graphs, tasks, starts, repeats, backend, sync, allreduce, row) -> list[dict]:
-    """A row a task: the median time of its calls (BFS from each of ``starts``), after
-    a warm-up call; with ``allreduce`` (ranks together) the ranks start each call
-    together and the slowest rank's median counts."""
+    """A row a task: the median time of its calls (BFS from each of ``starts``; MSF and
+    SCC ``repeats`` times), after a warm-up call; MSF and SCC with ``repeats`` 0: one
+    call, not warmed up (where a call takes minutes). With ``allreduce`` (ranks
+    together) the ranks start each call together and the slowest rank's median counts."""
     import lagraph_py as lg
 
     rows = []
@@ -253,9 +254,10 @@ def _timed(graphs, tasks, starts, repeats, backend, sync, allreduce, row) -> lis
         call = {"bfs": lambda s: lg.bfs(G, int(s), backend=backend),
                 "msf": lambda s: lg.msf(G, backend=backend),
                 "scc": lambda s: lg.scc(G, backend=backend)}[task]
-        call(starts[0])                                  # warm-up: compiles, uploads
+        if task == "bfs" or repeats:
+            call(starts[0])                              # warm-up: compiles, uploads
         times = []
-        for s in (starts if task == "bfs" else [0] * repeats):
+        for s in (starts if task == "bfs" else [0] * max(repeats, 1)):
             sync()
             if allreduce:
                 allreduce(np.zeros(1), "sum")            # start together
@@ -351,7 +353,9 @@ def main(argv=None) -> int:
     p.add_argument("--strong-only", action="store_true", help="no weak-scaling runs")
     p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
     p.add_argument("--sources", type=int, default=8)
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=3,
+                   help="MSF and SCC calls timed after a warm-up (3); 0: one call, not "
+                        "warmed up")
     p.add_argument("--backend", default="cpu", choices=["cpu", "gpu"])
     p.add_argument("--no-1proc", action="store_true", help="no single-process rows")
     p.add_argument("--one-rank-too", action="store_true",

@@ -7,8 +7,8 @@
 # offline), else the mpiexec and mpi4py already there. SECONDS (default 480): the whole
 # run's time; what would pass it is skipped, and said so. PARTS: the timings to run, in
 # order (bfsS: BFS on Kronecker S; msf_sccS: MSF and SCC on Kronecker S, MSF_REPEATS
-# timed calls each, default 1: a call takes seconds to minutes); TESTS=0: none of the
-# checks.
+# timed calls each after a warm-up, default 1: a call takes seconds to minutes; 0: one
+# call, not warmed up, for graphs whose calls take minutes); TESTS=0: none of the checks.
 #  1. the host-side tests, and the GPU ranks against the single-process gpu executor with
 #     2 ranks (tests/mpi/agree_gpu.py: BFS levels equal, parents valid, on shaped and
 #     random graphs and Kronecker 16-17; MSF and SCC on the small ones);
