@@ -187,6 +187,21 @@ MUTATIONS = (
         "if not 0 <= s < n:",
         "if not 0 <= s <= n:",
         [f"{BFS}::test_bad_arguments"]),
+    _mutation(
+        "scipy-search-into-copies-nothing",
+        "the scipy executor's search into given arrays (the GPU hand-over's, while the cpu "
+        "loops compile) searches but leaves the arrays as they were",
+        "lagraph_py/scipy_cpu.py",
+        "out[...] = values",
+        "pass",
+        [BFS], k="search_into"),
+    _mutation(
+        "search-outputs-read-only-taken",
+        "a read-only array is taken for a search's output",
+        "lagraph_py/_checks.py",
+        "and a.flags.writeable):",
+        "):",
+        [BFS], k="search_into"),
     # ------------------------------------------------------------------ MSF
     _mutation(
         "msf-empty-chunk-break",
