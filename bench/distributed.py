@@ -80,8 +80,9 @@ def rank_main(scale: int, tasks: list[str], sources: int, repeats: int, backend:
     ``one_rank_too``, on rank 0 alone the same graphs gathered there (the distributed
     executor on one rank, and the single-process executor); rank 0 prints JSON rows.
     With ``split``, each distributed timing is followed by one call measured part by
-    part (:func:`_split`); with ``check`` (and ``one_rank_too``), one result of each task
-    on every rank count is compared with the single-process executor's on rank 0."""
+    part (:func:`_split`; with ``repeats`` 0, MSF and SCC are that call alone); with
+    ``check`` (and ``one_rank_too``), one result of each task on every rank count is
+    compared with the single-process executor's on rank 0."""
     import lagraph_py as lg
     from dist_backend import world
 
@@ -98,10 +99,7 @@ def rank_main(scale: int, tasks: list[str], sources: int, repeats: int, backend:
     for task in tasks:                 # rows as they come: a run stopped keeps the earlier
         row = dict(graph=f"kron{scale}", ranks=world().size, gpus=gpus,
                    implementation="lagraph_py", backend=backend)
-        _report(_timed(graphs, [task], starts, repeats, backend, sync, world().allreduce, row))
-        if split:
-            _report(_split(graphs, task, starts, backend, sync, world().allreduce, row),
-                    "SPLIT")
+        _measure(graphs, task, starts, repeats, backend, sync, world().allreduce, row, split)
     results = {task: _result(graphs, task, starts[0], backend)
                for task in tasks} if check else None
     if one_rank_too and world().size > 1:
@@ -113,6 +111,20 @@ def rank_main(scale: int, tasks: list[str], sources: int, repeats: int, backend:
         if world().rank == 0:
             _one_rank(wholes, tasks, starts, repeats, backend, sync, scale, split, results)
         world().comm.Barrier()               # the others wait, whatever the time-out
+
+
+def _measure(graphs, task, starts, repeats, backend, sync, allreduce, row, split) -> None:
+    """Report the timed row of ``task`` (:func:`_timed`) and, with ``split``, one call
+    measured part by part (:func:`_split`); an MSF or SCC of ``repeats`` 0 (calls of
+    minutes) is one call, measured part by part, whose time is the row's."""
+    if split and repeats == 0 and task != "bfs":
+        parts = _split(graphs, task, starts, backend, sync, allreduce, row)
+        _report([dict(row, task=task, seconds=parts["seconds"])])
+        _report(parts, "SPLIT")
+        return
+    _report(_timed(graphs, [task], starts, repeats, backend, sync, allreduce, row))
+    if split:
+        _report(_split(graphs, task, starts, backend, sync, allreduce, row), "SPLIT")
 
 
 def _report(rows, kind: str = "ROWS") -> None:
@@ -198,12 +210,11 @@ def _one_rank(wholes, tasks, starts, repeats, backend, sync, scale, split,
             row = dict(graph=f"kron{scale}", ranks=1, gpus=int(backend == "gpu"),
                        implementation=implementation, backend=backend)
             try:
-                _report(_timed(graphs, [task], starts, repeats, executor, sync, None, row))
+                _measure(graphs, task, starts, repeats, executor, sync, None, row,
+                         split and executor is ex)
             except MemoryError as exc:               # one process may not hold what two do
                 print(f"skipped {implementation} {task} on 1 rank: {exc}", flush=True)
                 continue
-            if split and executor is ex:
-                _report(_split(graphs, task, starts, ex, sync, None, row), "SPLIT")
             if results is not None:
                 found[implementation, task] = _result(graphs, task, starts[0], executor)
         del graphs
@@ -355,7 +366,7 @@ def main(argv=None) -> int:
     p.add_argument("--sources", type=int, default=8)
     p.add_argument("--repeats", type=int, default=3,
                    help="MSF and SCC calls timed after a warm-up (3); 0: one call, not "
-                        "warmed up")
+                        "warmed up (with --split: that call, measured part by part)")
     p.add_argument("--backend", default="cpu", choices=["cpu", "gpu"])
     p.add_argument("--no-1proc", action="store_true", help="no single-process rows")
     p.add_argument("--one-rank-too", action="store_true",

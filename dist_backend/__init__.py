@@ -19,7 +19,7 @@ Run inside an MPI job, every rank running the same calls::
 - :mod:`.bfs_rule`: the BFS level loop and direction rule of CPU and GPU ranks;
 - :mod:`.exchange`: the collectives, with time-outs and shared failure;
 - :mod:`.nccl`: GPU ranks, exchanging device arrays through NCCL, and
-  :mod:`.gpu_bfs_steps`, their fused BFS.
+  :mod:`.gpu_bfs_steps`, :mod:`.gpu_msf_steps`, their fused BFS and Borůvka.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def _boruvka(G: DistGraph, ex):
         best = np.full(roots.size, _NONE, np.uint64)
         _lightest(u, key, name, count, slot, best_key, best)
         best = ex.allreduce(best, "min")
-        hooked, joins = _hook(uf, roots, best, n)
+        hooked, joins = _hook(np, uf, roots, best, _NONE, lambda x: _find_all(uf, x))
         forest_name.append(best[joins])
         forest_key.append(best_key[joins])
         roots = roots[(best != _NONE) & ~hooked]
@@ -90,24 +90,29 @@ def _boruvka(G: DistGraph, ex):
     return src[order], dst[order], weight, _smallest_ids(G, uf, ex)
 
 
-def _hook(uf, roots, best, n):
-    """Hook each root of ``roots`` under the root across its ``best`` edge (a pair that
-    chose one edge keeps the smaller root); return which roots hooked, and which
-    components add their edge to the forest (one of each such pair)."""
-    has = best != _NONE
-    a, b = (best // np.uint64(n)).astype(np.int64), (best % np.uint64(n)).astype(np.int64)
-    ra, rb = _find_all(uf, a[has]), _find_all(uf, b[has])
+def _hook(xp, uf, roots, best, none, find):
+    """Hook each root of ``roots`` under the root across its ``best`` edge (``none``: no
+    edge; a pair that chose one edge keeps the smaller root); return which roots hooked,
+    and which components add their edge to the forest (one of each such pair).
+
+    ``xp``: the array module of the arrays (numpy on the hosts, CuPy on GPU ranks);
+    ``find(x)``: the root of each vertex of ``x`` in ``uf``; edges are named
+    ``min * n + max``, ``n = len(uf)``."""
+    has = best != none
+    n = best.dtype.type(uf.size)
+    a, b = (best[has] // n).astype(xp.int64), (best[has] % n).astype(xp.int64)
+    ra, rb = find(a), find(b)
     c = roots[has]
-    other = np.where(ra == c, rb, ra)
-    j = np.searchsorted(roots, other)
-    back = np.full(roots.size, -1, np.int64)
-    back[np.flatnonzero(has)] = other
+    other = xp.where(ra == c, rb, ra)
+    j = xp.searchsorted(roots, other)
+    back = xp.full(roots.size, -1, xp.int64)
+    back[xp.flatnonzero(has)] = other
     mutual = back[j] == c
     hook = ~(mutual & (c < other))
     uf[c[hook]] = other[hook]
-    hooked = np.zeros(roots.size, bool)
-    hooked[np.flatnonzero(has)[hook]] = True
-    joins = np.flatnonzero(has)[~(mutual & (c > other))]
+    hooked = xp.zeros(roots.size, bool)
+    hooked[xp.flatnonzero(has)[hook]] = True
+    joins = xp.flatnonzero(has)[~(mutual & (c > other))]
     return hooked, joins
 
 

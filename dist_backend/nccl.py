@@ -11,11 +11,12 @@ every rank exchanges through MPI instead, by way of host memory (:class:`HostSta
 
 The primitive steps are those of :class:`~.executor.PrimitiveSteps` on the gpu
 executor's vectors; the BFS is one fused group step (:mod:`.gpu_bfs_steps`: a launch and
-an exchange a level, decided on the device); SCC and connected components run their
-texts' primitive steps (the CPU ranks' fused connected components,
-:mod:`.components_steps`, have not run on GPU ranks yet); the spanning forest runs the
-host Borůvka of :mod:`.msf_steps` (its all-reduces over MPI). The local rows are a :class:`gpu_backend.DeviceMatrix` with ``n`` rows (the
-rows past the rank's range empty), since the gpu executor's products are square.
+an exchange a level, decided on the device), and so is the spanning forest
+(:mod:`.gpu_msf_steps`: Borůvka rounds as array steps on the device, all-reduces over
+NCCL); the connected components and the SCC trim and signature rounds run the CPU ranks'
+fused steps on the ranks' hosts (:mod:`.components_steps`, :mod:`.scc_steps`). The local
+rows are a :class:`gpu_backend.DeviceMatrix` with ``n`` rows (the rows past the rank's
+range empty), since the gpu executor's products are square.
 
 Importing this module without CuPy, a GPU or NCCL raises an ImportError naming what is
 missing.
@@ -44,8 +45,8 @@ from .components_steps import ComponentsSteps  # noqa: E402
 from .exchange import Exchange  # noqa: E402
 from .executor import _PATTERN_ONLY, DistMatrix, PrimitiveSteps  # noqa: E402
 from .gpu_bfs_steps import GpuBfsSteps  # noqa: E402
+from .gpu_msf_steps import GpuMsfSteps  # noqa: E402
 from .graph import world  # noqa: E402
-from .msf_steps import MsfSteps  # noqa: E402
 from .scc_steps import SccSteps  # noqa: E402
 
 _TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_FLOAT64,
@@ -189,10 +190,11 @@ class NcclExchange:
         return outs, received
 
 
-class GpuRanksExecutor(GpuBfsSteps, MsfSteps, ComponentsSteps, SccSteps, PrimitiveSteps):
-    """``backend="gpu"`` on a distributed graph: each rank's part on its GPU; the MSF,
-    the connected components and the SCC trim and signature rounds run on the ranks'
-    hosts, over their host arrays, as on CPU ranks (their results go to the device)."""
+class GpuRanksExecutor(GpuBfsSteps, GpuMsfSteps, ComponentsSteps, SccSteps, PrimitiveSteps):
+    """``backend="gpu"`` on a distributed graph: each rank's part on its GPU, the BFS and
+    the MSF fused on the device; the connected components and the SCC trim and signature
+    rounds run on the ranks' hosts, over their host arrays, as on CPU ranks (their
+    results go to the device)."""
 
     name = "distributed-gpu"
     xp = cp

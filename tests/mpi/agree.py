@@ -4,7 +4,7 @@ single-process ones on random graphs, on every rank; exits non-zero on a differe
 Each graph is built the same on every rank (seeded), split by DistGraph.from_graph (and
 other constructors where named), and every result gathered on rank 0 must equal the cpu
 executor's: levels, forests, labels exactly; BFS parents valid (lagraph_py.validate and
-an independent check).
+an independent check). The GPU ranks' spanning forest runs here too, on numpy arrays.
 """
 
 import sys
@@ -13,6 +13,7 @@ import numpy as np
 
 import lagraph_py as lg
 from dist_backend import DistGraph, DistributedExecutor
+from dist_backend.gpu_msf_steps import array_boruvka
 from lagraph_py.cpu import CpuExecutor
 
 sys.path.insert(0, sys.argv[1])                # the tests folder: oracles.py
@@ -85,23 +86,35 @@ def main():
                             got = lg.BFSResult(s, level, parent)
                             lg.validate.bfs(G, s, got)
                             check_bfs_parents(G, s, parent)
-            U = G if not G.directed else None
-            if U is not None:
-                f = lg.msf(D, backend=ex)
-                ref = lg.msf(G, backend=CpuExecutor())
-                for field in ("src", "dst", "weight"):
-                    assert np.array_equal(getattr(f, field), getattr(ref, field)), \
-                        f"{where}: msf {field}"
-                assert f.total_weight == ref.total_weight, f"{where}: msf total"
-                component = D.gather(f.component)
-                if D.rank == 0:
-                    assert np.array_equal(component, ref.component), f"{where}: msf comp"
+            if not G.directed:
+                _check_msf(G, D, ex, where)
             _check_scc(G, D, ex, where)
         for label, ex in rounds:                    # the SCC rounds, handed over late or never
             _check_scc(G, D, ex, f"{name} ({label}, rank {D.rank})")
+        if not G.directed:                          # the GPU ranks' forest, on host arrays
+            _check_msf(G, D, ArrayForest(), f"{name} (array forest, rank {D.rank})")
     if DistGraph.from_graph(lg.generate.grid(2, 2)).rank == 0:
         assert ESTIMATED == {"push", "pull"}, ESTIMATED
         print("agree: every result equal")
+
+
+def _check_msf(G, D, ex, where):
+    f = lg.msf(D, backend=ex)
+    ref = lg.msf(G, backend=CpuExecutor())
+    for field in ("src", "dst", "weight"):
+        assert np.array_equal(getattr(f, field), getattr(ref, field)), f"{where}: msf {field}"
+    assert f.total_weight == ref.total_weight, f"{where}: msf total"
+    component = D.gather(f.component)
+    if D.rank == 0:
+        assert np.array_equal(component, ref.component), f"{where}: msf component"
+
+
+class ArrayForest(DistributedExecutor):
+    """CPU ranks whose spanning forest is the GPU ranks' (gpu_msf_steps.array_boruvka)
+    on numpy arrays, its scatter-min ``np.minimum.at``."""
+
+    def spanning_forest(self, G):
+        return array_boruvka(G, np, self.exchange, self.exchange, np.minimum.at)
 
 
 def _check_scc(G, D, ex, where):

@@ -3,7 +3,8 @@ machine of several GPUs by its own command): the GPU ranks against the single-pr
 executor, gathered on rank 0; exits non-zero on a difference, after reporting every one.
 
 Arguments: the tests folder (oracles.py), the number of random graphs, the largest
-Kronecker scale (BFS also on Kronecker graphs of scale 16 up to it; none below 16).
+Kronecker scale (BFS and MSF also on weighted Kronecker graphs of scale 16 up to it;
+none below 16).
 
 BFS levels must equal the gpu executor's exactly (every method, from three sources, and
 on int64 device arrays), the direction of each level the text's rule's on the true counts
@@ -40,7 +41,8 @@ def main() -> int:
     rng = np.random.default_rng(11)
     problems: list[str] = []
     shaped = list(graphs(rng))
-    kron = [(f"kron{s}", lg.generate.kronecker(s, seed=s)) for s in range(16, TOP_SCALE + 1)]
+    kron = [(f"kron{s}", lg.generate.kronecker(s, seed=s, weights="uniform"))
+            for s in range(16, TOP_SCALE + 1)]
     rank = 0
     for name, G in shaped + kron:
         D = DistGraph.from_graph(G)
@@ -64,8 +66,10 @@ def tasks(name, G, D):
         for s in sources(G):
             for method in ("auto", "push", "pull"):
                 yield f"bfs {method} from {s}", lambda s=s, m=method: bfs(G, D, s, m)
-    if name.startswith("kron"):
-        return                                       # BFS only on the large graphs
+    if name.startswith("kron"):                     # the forest, no SCC, on the large ones
+        if not G.directed:
+            yield "msf", lambda: msf(G, D)
+        return
     if G.n:
         yield "bfs on int64 device arrays", lambda: bfs_int64(G)
     if not G.directed:
