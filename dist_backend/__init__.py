@@ -19,7 +19,8 @@ Run inside an MPI job, every rank running the same calls::
 - :mod:`.bfs_rule`: the BFS level loop and direction rule of CPU and GPU ranks;
 - :mod:`.exchange`: the collectives, with time-outs and shared failure;
 - :mod:`.nccl`: GPU ranks, exchanging device arrays through NCCL, and
-  :mod:`.gpu_bfs_steps`, :mod:`.gpu_msf_steps`, their fused BFS and Borůvka.
+  :mod:`.gpu_bfs_steps`, :mod:`.gpu_msf_steps`, :mod:`.gpu_scc_steps`, their fused BFS,
+  Borůvka and SCC trim and signature rounds.
 """
 
 from __future__ import annotations

@@ -42,27 +42,13 @@ _NONE = np.iinfo(np.int64).max               # no edge, and the greatest order k
 
 
 class GpuMsfSteps:
-    """The fused ``spanning_forest`` of GPU ranks (device arrays, NCCL all-reduces)."""
+    """The fused ``spanning_forest`` of GPU ranks (device arrays of ``self.xp``, their
+    exchange ``self.data``, the scatter-min ``self._least``, the memory check
+    ``self._reserve``)."""
 
     def spanning_forest(self, G: DistGraph):
-        import cupy as cp
-
-        from gpu_backend import _module
-        from gpu_backend.storage import ensure_fits
-
-        ensure_fits(device_bytes(G), "the ranks' spanning forest")
-        scatter_min = _module.kernel("scatter_reduce", np.int64)
-
-        def least(out, at, values):
-            """``out[at[k]] = min(out[at[k]], values[k])`` (int64)."""
-            if at.size:
-                block = 256
-                ignored = cp.empty(out.size, np.uint8)            # scatter_reduce's bitmap
-                scatter_min((_module.grid_for(at.size, block),), (block,),
-                            (at.astype(np.int64, copy=False), values, at.size, out, out,
-                             ignored, np.int32(0)))
-
-        return array_boruvka(G, cp, self.exchange, self.data, least)
+        self._reserve(device_bytes(G), "the ranks' spanning forest")
+        return array_boruvka(G, self.xp, self.exchange, self.data, self._least)
 
 
 def device_bytes(G: DistGraph) -> int:

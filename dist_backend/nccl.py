@@ -11,10 +11,11 @@ every rank exchanges through MPI instead, by way of host memory (:class:`HostSta
 
 The primitive steps are those of :class:`~.executor.PrimitiveSteps` on the gpu
 executor's vectors; the BFS is one fused group step (:mod:`.gpu_bfs_steps`: a launch and
-an exchange a level, decided on the device), and so is the spanning forest
+an exchange a level, decided on the device), and so are the spanning forest
 (:mod:`.gpu_msf_steps`: Borůvka rounds as array steps on the device, all-reduces over
-NCCL); the connected components and the SCC trim and signature rounds run the CPU ranks'
-fused steps on the ranks' hosts (:mod:`.components_steps`, :mod:`.scc_steps`). The local
+NCCL) and the SCC trim and signature rounds (:mod:`.gpu_scc_steps`, the same way); the
+connected components run the CPU ranks' fused step on the ranks' hosts
+(:mod:`.components_steps`). The local
 rows are a :class:`gpu_backend.DeviceMatrix` with ``n`` rows (the rows past the rank's
 range empty), since the gpu executor's products are square.
 
@@ -28,7 +29,7 @@ import functools
 import pickle
 import time
 
-from gpu_backend import DeviceMatrix, GpuVector      # first: says if CuPy or a GPU is missing
+from gpu_backend import DeviceMatrix, GpuVector, _module  # first: CuPy or a GPU missing?
 
 import cupy as cp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -46,8 +47,8 @@ from .exchange import Exchange  # noqa: E402
 from .executor import _PATTERN_ONLY, DistMatrix, PrimitiveSteps  # noqa: E402
 from .gpu_bfs_steps import GpuBfsSteps  # noqa: E402
 from .gpu_msf_steps import GpuMsfSteps  # noqa: E402
+from .gpu_scc_steps import ArraySccSteps  # noqa: E402
 from .graph import world  # noqa: E402
-from .scc_steps import SccSteps  # noqa: E402
 
 _TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_FLOAT64,
           np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.uint64): nccl.NCCL_UINT64,
@@ -190,10 +191,11 @@ class NcclExchange:
         return outs, received
 
 
-class GpuRanksExecutor(GpuBfsSteps, GpuMsfSteps, ComponentsSteps, SccSteps, PrimitiveSteps):
-    """``backend="gpu"`` on a distributed graph: each rank's part on its GPU, the BFS and
-    the MSF fused on the device; the connected components and the SCC trim and signature
-    rounds run on the ranks' hosts, over their host arrays, as on CPU ranks (their
+class GpuRanksExecutor(GpuBfsSteps, GpuMsfSteps, ComponentsSteps, ArraySccSteps,
+                       PrimitiveSteps):
+    """``backend="gpu"`` on a distributed graph: each rank's part on its GPU, the BFS,
+    the MSF and the SCC trim and signature rounds fused on the device; the connected
+    components run on the ranks' hosts, over their host arrays, as on CPU ranks (their
     results go to the device)."""
 
     name = "distributed-gpu"
@@ -203,6 +205,23 @@ class GpuRanksExecutor(GpuBfsSteps, GpuMsfSteps, ComponentsSteps, SccSteps, Prim
         self.exchange = exchange or world()
         self.data = NcclExchange(self.exchange)
         self.local = get_executor("gpu")
+
+    def _reserve(self, nbytes: int, what: str) -> None:
+        from gpu_backend.storage import ensure_fits
+
+        ensure_fits(nbytes, what)
+
+    @staticmethod
+    def _least(out, at, values) -> None:
+        """``out[at[k]] = min(out[at[k]], values[k])``: the scatter-min of the fused
+        steps (gpu_backend's ``scatter_reduce``; int32 or int64 values)."""
+        if at.size:
+            block = 256
+            ignored = cp.empty(out.size, np.uint8)                # the kernel's bitmap
+            _module.kernel("scatter_reduce", out.dtype)(
+                (_module.grid_for(at.size, block),), (block,),
+                (at.astype(np.int64, copy=False), values, at.size, out, out, ignored,
+                 np.int32(0)))
 
     def mxv(self, A, u, semiring, *, mask=None, complement=False):
         # the local rows are an n x n matrix (rows past the range empty): pad the mask to

@@ -72,6 +72,14 @@ class SccSteps:
         flags[self._host(self.to_coo(active)[0])] = 1
         return self.exchange.allreduce(flags, "max")
 
+    def _handover_limit(self, A: DistMatrix, AT: DistMatrix) -> int:
+        """The most live arcs within classes, over all ranks, that a round hands over
+        (``scc_handover_arcs``, or its default; collective)."""
+        if self.scc_handover_arcs is not None:
+            return self.scc_handover_arcs
+        held = np.array([A.indices.size + AT.indices.size], np.int64)
+        return max(1 << 21, int(self.exchange.allreduce(held, "sum")[0]) // self.exchange.size)
+
     def scc_trim(self, A: DistMatrix, AT: DistMatrix, active: DistVector,
                  label: DistVector) -> DistVector:
         """Peel the active vertices without an active in- or out-neighbour, level by
@@ -101,11 +109,7 @@ class SccSteps:
         cfw, cbw = np.zeros(n, ids), np.zeros(n, ids)      # one class: every live vertex
         done_ids, done_labels = [], []
         seen, stack = np.empty(n, np.uint8), np.empty(n, np.int64)
-        limit = self.scc_handover_arcs
-        if limit is None:
-            held = np.array([A.indices.size + AT.indices.size], np.int64)
-            mean = int(self.exchange.allreduce(held, "sum")[0]) // self.exchange.size
-            limit = max(1 << 21, mean)
+        limit = self._handover_limit(A, AT)
         while _restart(live, fw, bw):
             tails, heads = _class_arcs(A.lo, A.indptr, A.indices, live, cfw, cbw)
             alive = np.flatnonzero(live).astype(ids)

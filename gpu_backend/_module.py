@@ -66,7 +66,9 @@ def _instances(source: str) -> list[str]:
             names += [f"{name}<{i}, {v}>" for i in idx for v in val]
         elif nparams == 0:
             continue                               # extern "C": found by its plain name
-        elif name in ("scatter_reduce", "set_one", "dense_fill"):
+        elif name == "scatter_reduce":                # (int: the ranks' vertex ids)
+            names += [f"{name}<{v}>" for v in ("int",) + val]
+        elif name in ("set_one", "dense_fill"):
             names += [f"{name}<{v}>" for v in val]
         else:
             names += [f"{name}<{i}>" for i in idx]

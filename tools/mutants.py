@@ -627,6 +627,14 @@ MUTATIONS = (
         "        if True:",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
+        "dist-array-scc-done-early",
+        "the GPU ranks' SCC rounds take a vertex out where fw <= bw, not only where the "
+        "two meet (run on numpy arrays by the CPU tests)",
+        "dist_backend/gpu_scc_steps.py",
+        "            done = live & (fw == bw)",
+        "            done = live & (fw <= bw)",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
         "dist-cc-one-round",
         "the ranks' connected components stop after one round of minimum labels, "
         "whatever it changed",

@@ -18,6 +18,9 @@ __device__ __forceinline__ bool mask_allows(const unsigned char* mask, int mode,
     return (mask[i] != 0) == (mode == 1);
 }
 
+__device__ __forceinline__ void atomic_min_(int* a, int v) { atomicMin(a, v); }
+__device__ __forceinline__ void atomic_max_(int* a, int v) { atomicMax(a, v); }
+__device__ __forceinline__ void atomic_add_(int* a, int v) { atomicAdd(a, v); }
 __device__ __forceinline__ void atomic_min_(long long* a, long long v) { atomicMin(a, v); }
 __device__ __forceinline__ void atomic_max_(long long* a, long long v) { atomicMax(a, v); }
 __device__ __forceinline__ void atomic_add_(long long* a, long long v) {

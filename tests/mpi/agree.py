@@ -4,7 +4,8 @@ single-process ones on random graphs, on every rank; exits non-zero on a differe
 Each graph is built the same on every rank (seeded), split by DistGraph.from_graph (and
 other constructors where named), and every result gathered on rank 0 must equal the cpu
 executor's: levels, forests, labels exactly; BFS parents valid (lagraph_py.validate and
-an independent check). The GPU ranks' spanning forest runs here too, on numpy arrays.
+an independent check). The GPU ranks' array steps (spanning forest, SCC trim and
+rounds) run here too, on numpy arrays.
 """
 
 import sys
@@ -14,6 +15,7 @@ import numpy as np
 import lagraph_py as lg
 from dist_backend import DistGraph, DistributedExecutor
 from dist_backend.gpu_msf_steps import array_boruvka
+from dist_backend.gpu_scc_steps import ArraySccSteps
 from lagraph_py.cpu import CpuExecutor
 
 sys.path.insert(0, sys.argv[1])                # the tests folder: oracles.py
@@ -61,6 +63,8 @@ def main():
     rng = np.random.default_rng(7)
     executors = [("fused", DistributedExecutor()), ("primitives", Primitives())]
     rounds = [("rounds", _handover(-1)), ("handover-late", _handover(40))]
+    arrays = [("array steps", ArrayRanks()), ("array rounds", ArrayRanks(-1)),
+              ("array handover-late", ArrayRanks(40))]
     for name, G in graphs(rng):
         D = DistGraph.from_graph(G)
         for label, ex in executors:
@@ -91,8 +95,11 @@ def main():
             _check_scc(G, D, ex, where)
         for label, ex in rounds:                    # the SCC rounds, handed over late or never
             _check_scc(G, D, ex, f"{name} ({label}, rank {D.rank})")
-        if not G.directed:                          # the GPU ranks' forest, on host arrays
-            _check_msf(G, D, ArrayForest(), f"{name} (array forest, rank {D.rank})")
+        for label, ex in arrays:                    # the GPU ranks' steps, on numpy arrays
+            where = f"{name} ({label}, rank {D.rank})"
+            if not G.directed:
+                _check_msf(G, D, ex, where)
+            _check_scc(G, D, ex, where)
     if DistGraph.from_graph(lg.generate.grid(2, 2)).rank == 0:
         assert ESTIMATED == {"push", "pull"}, ESTIMATED
         print("agree: every result equal")
@@ -109,12 +116,19 @@ def _check_msf(G, D, ex, where):
         assert np.array_equal(component, ref.component), f"{where}: msf component"
 
 
-class ArrayForest(DistributedExecutor):
-    """CPU ranks whose spanning forest is the GPU ranks' (gpu_msf_steps.array_boruvka)
-    on numpy arrays, its scatter-min ``np.minimum.at``."""
+class ArrayRanks(ArraySccSteps, DistributedExecutor):
+    """CPU ranks that run the GPU ranks' array steps on numpy arrays (their scatter-min
+    ``np.minimum.at``): the forest of gpu_msf_steps.array_boruvka, the SCC trim and
+    rounds of gpu_scc_steps; ``arcs``: where the SCC rounds hand their arcs over."""
+
+    _least = staticmethod(np.minimum.at)
+
+    def __init__(self, arcs=None):
+        super().__init__()
+        self.scc_handover_arcs = arcs
 
     def spanning_forest(self, G):
-        return array_boruvka(G, np, self.exchange, self.exchange, np.minimum.at)
+        return array_boruvka(G, np, self.exchange, self.exchange, self._least)
 
 
 def _check_scc(G, D, ex, where):
