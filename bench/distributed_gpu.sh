@@ -15,9 +15,8 @@
 #     shaped and random graphs and Kronecker 16-17; SCC on the small ones); no timings
 #     if a result differs;
 #  2. timings (bench/distributed.py): by default BFS on Kronecker 25 and 26, then MSF and
-#     SCC on Kronecker 20 and 22 (on Kronecker 24-25 the ranks' SCC, on their hosts,
-#     takes a minute or two a call: PARTS="msf_scc24 msf_scc25" MSF_REPEATS=0 CHECK=0
-#     fits 10 minutes); each graph built once by 2 ranks,
+#     SCC on Kronecker 20 and 22 (Kronecker 24 or 25: PARTS=msf_scc24 MSF_REPEATS=0,
+#     CHECK=0 where a call takes minutes); each graph built once by 2 ranks,
 #     timed on 2 ranks (two GPUs), then gathered on rank 0 and timed there on 1 rank (one
 #     GPU) and by the single-process gpu executor; 64 BFS sources; each distributed
 #     timing followed by one call measured part by part (--split: the BFS level by

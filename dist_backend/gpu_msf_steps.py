@@ -60,6 +60,16 @@ def device_bytes(G: DistGraph) -> int:
     return 2 * m * (2 * ids + 16) + 8 * m + 8 * (G.indptr.size) + G.n * (ids + 24)
 
 
+def entries(xp, indptr, indices, lo: int, ids):
+    """``(rows, cols)``: the stored entries of the CSR rows ``indptr, indices`` of a
+    rank's range from ``lo`` as ``xp`` arrays of ``ids``, rows as global ids (found on
+    the device by a search of the row offsets, not copied there)."""
+    indptr = xp.asarray(indptr)
+    cols = xp.asarray(indices).astype(ids, copy=False)
+    rows = xp.searchsorted(indptr[1:], xp.arange(cols.size), side="right") + lo
+    return rows.astype(ids), cols
+
+
 def array_boruvka(G: DistGraph, xp, host, data, least):
     """``(src, dst, weight, component)`` as :meth:`Executor.spanning_forest` returns them
     (the whole forest on every rank, this rank's range of ``component``), as ``xp``
@@ -72,9 +82,7 @@ def array_boruvka(G: DistGraph, xp, host, data, least):
     if n > MAX_N:
         raise ValueError(f"the GPU ranks' forest names edges in int64: at most {MAX_N} "
                          f"vertices, got {n}")
-    indptr = xp.asarray(G.indptr)
-    v = xp.asarray(G.indices).astype(ids, copy=False)
-    u = (xp.searchsorted(indptr[1:], xp.arange(v.size), side="right") + G.lo).astype(ids)
+    u, v = entries(xp, G.indptr, G.indices, G.lo, ids)
     keep = u != v
     u, v = u[keep], v[keep]
     key = (_order_key(xp.asarray(G.weights)[keep]) if G.weighted

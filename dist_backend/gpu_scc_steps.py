@@ -30,6 +30,7 @@ from lagraph_py.cpu_steps.csr import rows_of
 from lagraph_py.cpu_steps.scc import smallest_id_components
 
 from .executor import DistMatrix, DistVector
+from .gpu_msf_steps import entries
 from .graph import id_dtype
 from .scc_steps import SccSteps
 
@@ -42,21 +43,12 @@ class ArraySccSteps(SccSteps):
         """Refuse up front a step of ``nbytes`` that cannot fit (GPU ranks: their device's
         free memory; nothing to check on the hosts)."""
 
-    def _arcs(self, M: DistMatrix):
-        """``(tails, heads)``: the rows' entries of ``M`` as arrays of ``self.xp``, global
-        ids (a rank's out-arcs, or, of the transpose, its in-arcs reversed)."""
-        xp, ids = self.xp, id_dtype(M.n)
-        indptr = xp.asarray(M.indptr)
-        heads = xp.asarray(M.indices).astype(ids, copy=False)
-        tails = xp.searchsorted(indptr[1:], xp.arange(heads.size), side="right") + M.lo
-        return tails.astype(ids), heads
-
     def scc_trim(self, A: DistMatrix, AT: DistMatrix, active: DistVector,
                  label: DistVector) -> DistVector:
         xp, n, lo, nlocal = self.xp, A.n, A.lo, A.nlocal
         self._reserve(working_bytes(A, AT), "the ranks' SCC trim")
         live = xp.asarray(self._live(active, n)).astype(bool)
-        (out_t, out_h), (in_t, in_h) = self._arcs(A), self._arcs(AT)
+        (out_t, out_h), (in_t, in_h) = _arcs(xp, A), _arcs(xp, AT)
         own = xp.arange(lo, lo + nlocal)
         peeled = []
         while True:
@@ -83,7 +75,7 @@ class ArraySccSteps(SccSteps):
         live = xp.asarray(self._live(active, n)).astype(bool)
         fw, bw = xp.zeros(n, ids), xp.zeros(n, ids)
         cfw, cbw = xp.zeros(n, ids), xp.zeros(n, ids)      # one class: every live vertex
-        (out_t, out_h), (in_t, in_h) = self._arcs(A), self._arcs(AT)
+        (out_t, out_h), (in_t, in_h) = _arcs(xp, A), _arcs(xp, AT)
         tails, heads = xp.concatenate((out_t, in_h)), xp.concatenate((out_h, in_t))
         del out_t, out_h, in_t, in_h
         done_ids, done_labels = [], []
@@ -106,7 +98,9 @@ class ArraySccSteps(SccSteps):
                 done_ids.append(alive[own].astype(np.int64))
                 done_labels.append(labels[own])
                 break
-            while self._lowered(tails, heads, fw, bw):
+            # the scatter's index type, made once a round, not by each pass
+            wide = [a.astype(np.int64, copy=False) for a in (tails, heads)]
+            while self._lowered(*wide, fw, bw):
                 both = self.data.allreduce(xp.concatenate((fw, bw)), "min")
                 fw[...], bw[...] = both[:n], both[n:]
             cfw[...], cbw[...] = xp.where(live, fw, cfw), xp.where(live, bw, cbw)
@@ -133,11 +127,17 @@ class ArraySccSteps(SccSteps):
         return bool(self.exchange.allreduce(np.array([changed], np.int64), "max")[0])
 
 
+def _arcs(xp, M: DistMatrix):
+    """``(tails, heads)``: the rows' entries of ``M``, global ids (a rank's out-arcs, or,
+    of the transpose, its in-arcs reversed)."""
+    return entries(xp, M.indptr, M.indices, M.lo, id_dtype(M.n))
+
+
 def working_bytes(A: DistMatrix, AT: DistMatrix) -> int:
     """Memory a call of the trim or the rounds takes at most on a rank: its out- and
     in-arcs as tails and heads twice over (listed, then filtered), with the offsets'
-    search while they are listed (16 bytes an arc), and eight arrays of ``n`` ids, flags
-    and scratch."""
+    search while they are listed or the sweeps' int64 ends (16 bytes an arc), and eight
+    arrays of ``n`` ids, flags and scratch."""
     ids = id_dtype(A.n).itemsize
     arcs = A.indices.size + AT.indices.size
     return arcs * (4 * ids + 16) + 8 * A.n * ids

@@ -15,9 +15,9 @@ an exchange a level, decided on the device), and so are the spanning forest
 (:mod:`.gpu_msf_steps`: Borůvka rounds as array steps on the device, all-reduces over
 NCCL) and the SCC trim and signature rounds (:mod:`.gpu_scc_steps`, the same way); the
 connected components run the CPU ranks' fused step on the ranks' hosts
-(:mod:`.components_steps`). The local
-rows are a :class:`gpu_backend.DeviceMatrix` with ``n`` rows (the rows past the rank's
-range empty), since the gpu executor's products are square.
+(:mod:`.components_steps`). The local rows are a :class:`gpu_backend.DeviceMatrix` with
+``n`` rows (the rows past the rank's range empty), since the gpu executor's products are
+square.
 
 Importing this module without CuPy, a GPU or NCCL raises an ImportError naming what is
 missing.

@@ -14,7 +14,7 @@ import numpy as np
 
 import lagraph_py as lg
 from dist_backend import DistGraph, DistributedExecutor
-from dist_backend.gpu_msf_steps import array_boruvka
+from dist_backend.gpu_msf_steps import GpuMsfSteps
 from dist_backend.gpu_scc_steps import ArraySccSteps
 from lagraph_py.cpu import CpuExecutor
 
@@ -116,19 +116,16 @@ def _check_msf(G, D, ex, where):
         assert np.array_equal(component, ref.component), f"{where}: msf component"
 
 
-class ArrayRanks(ArraySccSteps, DistributedExecutor):
+class ArrayRanks(GpuMsfSteps, ArraySccSteps, DistributedExecutor):
     """CPU ranks that run the GPU ranks' array steps on numpy arrays (their scatter-min
-    ``np.minimum.at``): the forest of gpu_msf_steps.array_boruvka, the SCC trim and
-    rounds of gpu_scc_steps; ``arcs``: where the SCC rounds hand their arcs over."""
+    ``np.minimum.at``): the forest of gpu_msf_steps, the SCC trim and rounds of
+    gpu_scc_steps; ``arcs``: where the SCC rounds hand their arcs over."""
 
     _least = staticmethod(np.minimum.at)
 
     def __init__(self, arcs=None):
         super().__init__()
         self.scc_handover_arcs = arcs
-
-    def spanning_forest(self, G):
-        return array_boruvka(G, np, self.exchange, self.exchange, self._least)
 
 
 def _check_scc(G, D, ex, where):
