@@ -10,8 +10,10 @@ has more ranks than GPUs, ranks share a GPU, which NCCL refuses ("Duplicate GPU"
 every rank exchanges through MPI instead, by way of host memory (:class:`HostStagedComm`).
 
 The primitive steps are those of :class:`~.executor.PrimitiveSteps` on the gpu
-executor's vectors; the BFS is one fused group step (:mod:`.gpu_bfs_steps`: a launch and
-an exchange a level, decided on the device), and so are the spanning forest
+executor's vectors; the BFS is one fused group step (:mod:`.gpu_bfs_steps`: levels decided
+on the device; where the ranks' GPUs reach each other's memory, one launch runs them all
+and stores each level's part into the others' GPUs itself, else a launch and an NCCL
+exchange a level), and so are the spanning forest
 (:mod:`.gpu_msf_steps`: Borůvka rounds as array steps on the device, all-reduces over
 NCCL) and the SCC trim and signature rounds (:mod:`.gpu_scc_steps`, the same way); the
 connected components run the CPU ranks' fused step on the ranks' hosts
@@ -49,6 +51,7 @@ from .gpu_bfs_steps import GpuBfsSteps  # noqa: E402
 from .gpu_msf_steps import GpuMsfSteps  # noqa: E402
 from .gpu_scc_steps import ArraySccSteps  # noqa: E402
 from .graph import world  # noqa: E402
+from .peer_memory import peer_access  # noqa: E402
 
 _TYPES = {np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.float64): nccl.NCCL_FLOAT64,
           np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.uint64): nccl.NCCL_UINT64,
@@ -118,10 +121,11 @@ class NcclExchange:
 
     ``timing`` (default off): each collective waits for the device before and after, so
     that ``seconds`` (and ``host.seconds``) hold the time spent exchanging, apart from
-    the local work.
+    the local work. ``peer_access``: whether kernels may store into the other ranks'
+    GPUs themselves (:func:`~.peer_memory.peer_access`, where ``allow_peer_access``).
     """
 
-    def __init__(self, host: Exchange):
+    def __init__(self, host: Exchange, *, allow_peer_access: bool = True):
         self.host, self.rank, self.size = host, host.rank, host.size
         self.timing, self.seconds = False, 0.0
         node = host.comm.Split_type(MPI.COMM_TYPE_SHARED)
@@ -130,6 +134,7 @@ class NcclExchange:
         # ranks sharing a GPU anywhere: every rank exchanges through the host
         self.staged = bool(host.allreduce(np.array([node.Get_size() > devices], np.int64),
                                           "max")[0])
+        self.peer_access = allow_peer_access and not self.staged and peer_access(host)
         if self.staged:
             self.comm = HostStagedComm(host)
             return
@@ -196,14 +201,15 @@ class GpuRanksExecutor(GpuBfsSteps, GpuMsfSteps, ComponentsSteps, ArraySccSteps,
     """``backend="gpu"`` on a distributed graph: each rank's part on its GPU, the BFS,
     the MSF and the SCC trim and signature rounds fused on the device; the connected
     components run on the ranks' hosts, over their host arrays, as on CPU ranks (their
-    results go to the device)."""
+    results go to the device). ``allow_peer_access=False``: the BFS exchanges through
+    NCCL even where the ranks' GPUs reach each other's memory."""
 
     name = "distributed-gpu"
     xp = cp
 
-    def __init__(self, exchange: Exchange | None = None):
+    def __init__(self, exchange: Exchange | None = None, *, allow_peer_access: bool = True):
         self.exchange = exchange or world()
-        self.data = NcclExchange(self.exchange)
+        self.data = NcclExchange(self.exchange, allow_peer_access=allow_peer_access)
         self.local = get_executor("gpu")
 
     def _reserve(self, nbytes: int, what: str) -> None:

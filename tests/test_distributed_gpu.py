@@ -1,6 +1,7 @@
 """The GPU ranks of the distributed executor under mpiexec (``tests/mpi/agree_gpu.py``),
 against the single-process gpu executor: one GPU a rank (as many ranks as GPUs, up to 2,
-exchanging through NCCL), and two ranks sharing one GPU (exchanging through MPI by way of
+exchanging through NCCL, and the BFS's levels storing into each other's GPUs where they
+have peer access), and two ranks sharing one GPU (exchanging through MPI by way of
 host memory, since NCCL refuses two ranks on one device). Skipped, saying why, without
 CuPy and a GPU, NCCL, or mpi4py and mpiexec.
 """

@@ -139,20 +139,25 @@ __device__ __forceinline__ void block_append(bool flag, long long v, I* queue,
 
 // ---------------------------------------------------------------------------------------
 // The vertices v < n with status st[v] == val, by warps aligned on 32 vertices (every thread
-// of a block runs the same number of rounds): each vertex's bit goes to bits (one word per
-// warp by ballot, unless bits is null), and every thread calls each(v, flag). The status is
-// read past L1 (other blocks of the launch may have written it).
-template <class Each>
+// of a block runs the same number of rounds): each word of their bits (one a warp, by
+// ballot) goes to store(word index, word), and every thread calls each(v, flag). The status
+// is read past L1 (other blocks of the launch may have written it).
+template <class Store, class Each>
 __device__ __forceinline__ void status_words(const int* __restrict__ st, long long n, int val,
-                                             unsigned* bits, Each each) {
+                                             Store store, Each each) {
     for (long long base = (long long)blockIdx.x * blockDim.x; base < n;
          base += (long long)gridDim.x * blockDim.x) {
         const long long v = base + threadIdx.x;
         const bool flag = v < n && __ldcg(&st[v]) == val;
         const unsigned word = __ballot_sync(0xffffffffu, flag);
-        if (bits && (threadIdx.x & 31) == 0 && v < n) bits[v >> 5] = word;
+        if ((threadIdx.x & 31) == 0 && v < n) store(v >> 5, word);
         each(v, flag);
     }
+}
+
+// status_words' store into one bitmap, or none where bits is null.
+__device__ __forceinline__ auto into(unsigned* bits) {
+    return [bits](long long w, unsigned word) { if (bits) bits[w] = word; };
 }
 
 // Frontier queue from the status array (Enterprise): vertices with st[v] == k, no
@@ -164,7 +169,7 @@ __global__ void compact_status(const int* __restrict__ st, long long n, int k, I
                                unsigned long long* cnt, unsigned long long* hc,
                                long long hub_deg, unsigned* bits) {
     unsigned long long dout = 0, din = 0;
-    status_words(st, n, k, bits, [&](long long v, bool flag) {
+    status_words(st, n, k, into(bits), [&](long long v, bool flag) {
         if (flag) count_visit(v, k, out_ptr, in_ptr, hub_deg, hc, dout, din);
         block_append(flag, v, queue, cnt);
     });
@@ -597,7 +602,7 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __rest
 // word per warp from a ballot, no atomics.
 extern "C" __global__ void status_bits(const int* __restrict__ st, long long n, int val,
                                        unsigned* bits) {
-    status_words(st, n, val, bits, [](long long, bool) {});
+    status_words(st, n, val, into(bits), [](long long, bool) {});
 }
 
 // ---------------------------------------------------------------------------------------
@@ -922,14 +927,17 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 
 // Barrier of `count` blocks of a resident grid (its first `count`, or all of it), as
 // grid_sync; a block that expects a long wait (`patient`) pauses between polls, so that the
-// working blocks keep the memory system.
+// working blocks keep the memory system. The last block to arrive calls last() (one
+// thread) before it lets the others go.
+template <class Last>
 __device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen,
-                                            unsigned int count, bool patient) {
+                                            unsigned int count, bool patient, Last last) {
     __syncthreads();
     if (threadIdx.x == 0) {
         const unsigned int my = gen;
         __threadfence();
         if (atomicAdd(&bar[0], 1u) == count - 1) {
+            last();
             atomicExch(&bar[0], 0u);
             __threadfence();
             atomicAdd(&bar[1], 1u);
@@ -944,6 +952,11 @@ __device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen
         gen = my + 1;
     }
     __syncthreads();
+}
+
+__device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen,
+                                            unsigned int count, bool patient) {
+    blocks_sync(bar, gen, count, patient, [] {});
 }
 
 // The direction rule of lagraph_py/algorithms/bfs.py, applied after every level to the
@@ -1296,11 +1309,22 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
 
 // ---------------------------------------------------------------------------------------
 // The ranks of the distributed executor (dist_backend/gpu_bfs_steps.py): a search is a
-// launch of rank_start, then a cooperative launch of rank_level a level, decided on the
-// device. A rank holds the status (the level of each vertex) and parents of its range;
-// `state` (two slots of RS_WORDS long longs) is where its search stands, updated at the
-// start of each level from the counters every rank gathered after the last one, alike on
-// every rank.
+// launch of rank_start, then cooperative launches of rank_levels, decided on the device.
+// A rank holds the status (the level of each vertex) and parents of its range; `state`
+// (two slots of RS_WORDS long longs) is where its search stands, updated at the start of
+// each level from the counters every rank gathered after the last one, alike on every
+// rank.
+//
+// What the ranks exchange lies in slots of an exchange buffer, laid out alike on every
+// rank: the frontier bitmap of every vertex in two slots (level k reads slot (k - 1) & 1
+// and makes its range's words of slot k & 1), then every rank's counters in three (level
+// k reads slot (k - 1) & 1, or at k = 1 slot 2, the source's; it makes slot k & 1), then
+// the ranks' arrivals at their barrier. With `peers` (ranks of one host whose GPUs reach
+// each other's memory), a rank copies its words and counters into every rank's buffer
+// itself, each level ends at the ranks' barrier (rank_barrier) and one launch runs every
+// level; else a launch is one level, and the host gathers the slot through NCCL after it.
+// A rank writes a slot of another only after the barrier that follows every read of it
+// there.
 #define RS_NQ 0               // the frontier: its size over all ranks,
 #define RS_FE 1               // its out-edges,
 #define RS_UNEXPLORED 2       // in-edges of the vertices not visited yet,
@@ -1308,21 +1332,28 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
 #define RS_GROWING 4          // whether the frontier grew (the rule's growth condition),
 #define RS_DONE 5             // whether the frontier is empty: the search is over
 #define RS_WORDS 6
-#define RANK_RING 4           // rows of host words, by level modulo RANK_RING: frontier
+#define RANK_RING 4           // host rows of 4 words, by level modulo RANK_RING: frontier
                               // size, pull, over, and the level number, written last
+#define SOURCE_SLOT 2         // the counters' slot of the source
+#define TRACE_WORDS 4         // a level's trace: frontier size, pull, ns of its own work
+                              // (until the range's words are made), ns of its exchange
 
-// The argument of rank_start and rank_level (__grid_constant__): every field 8 bytes, in
+// The argument of rank_start and rank_levels (__grid_constant__): every field 8 bytes, in
 // the order gpu_bfs_steps.py packs them (_LEVEL_FIELDS).
 template <typename I>
 struct RankLevel {
     long long* state;                      // two slots of RS_WORDS, by level parity
-    const unsigned long long* gathered;    // every rank's counters of the last level
     unsigned long long* counters;          // this rank's: new frontier size, out-, in-edges
     unsigned long long* qcount;            // a push level's queue length (two, by parity)
     long long* rows;                       // host words (pinned), RANK_RING rows of 4
-    unsigned* bits;                        // the frontier bitmap of every vertex
-    unsigned* own_bits;                    // the words of this rank's range in it
-    long long words;
+    long long* trace;                      // TRACE_WORDS a level (or null), trace_len levels
+    long long trace_len;
+    unsigned* bits;                        // the exchange buffer: bitmaps (2 x `words`),
+    unsigned long long* gathered;          // counters (3 slots of 3 x ranks),
+    unsigned long long* arrived;           // each rank's last barrier entered
+    const unsigned long long* peers;       // every rank's exchange buffer, or null: NCCL
+    unsigned long long* barriers;          // the barriers this rank entered
+    long long words, range_words, rank;    // of the bitmap, of a range; this rank
     const I* col_ptr; const I* col_ind;    // column block: rows of every vertex, own offsets
     const I* in_ptr; const I* in_ind;      // in-edges of the range (global ids)
     const I* out_ptr;                      // out-degrees of the range
@@ -1330,13 +1361,44 @@ struct RankLevel {
     int* st; long long* pv;                // status (the levels) and parents (or null)
     long long n, nstored, lo, nlocal, ranks;       // the range: lo .. lo + nlocal - 1
     long long method;                      // 0 "auto", 1 "push", 2 "pull"
+    long long patience_ns;                 // the longest wait at the ranks' barrier
     double alpha, beta;
 };
 
+// Where `own` (a place in this rank's exchange buffer) lies in rank r's.
+template <typename T, typename I>
+__device__ __forceinline__ T* at_rank(const RankLevel<I>& L, long long r, T* own) {
+    return (T*)((char*)L.peers[r] + ((char*)own - (char*)L.bits));
+}
+
+// The ranks' barrier, by one thread of a rank with peers: its counters into slot `slot`
+// of every rank's, its arrival at every rank, then the wait for every rank's arrival
+// here. What the ranks stored before their arrival (fenced at system scope) is seen after
+// it. A rank that does not arrive within patience_ns stops the launch (an error on the
+// host).
+template <typename I>
+__device__ void rank_barrier(const RankLevel<I>& L, int slot) {
+    const unsigned long long start = global_ns(), entered = *L.barriers + 1;
+    *L.barriers = entered;
+    unsigned long long c[3];
+    for (int i = 0; i < 3; ++i) c[i] = __ldcg(&L.counters[i]);
+    for (long long r = 0; r < L.ranks; ++r) {
+        unsigned long long* to = at_rank(L, r, L.gathered) + 3 * (slot * L.ranks + L.rank);
+        for (int i = 0; i < 3; ++i) to[i] = c[i];
+    }
+    __threadfence_system();
+    for (long long r = 0; r < L.ranks; ++r)
+        *(volatile unsigned long long*)(at_rank(L, r, L.arrived) + L.rank) = entered;
+    for (long long r = 0; r < L.ranks; ++r)
+        while (*(volatile unsigned long long*)&L.arrived[r] < entered)
+            if (global_ns() - start > (unsigned long long)L.patience_ns) __trap();
+    __threadfence_system();
+}
+
 // The start of a search from vertex s on a rank: the status of its range (0 for s, UNV
-// for the others), the parents (s its own), the frontier bitmap of every vertex (s alone),
-// the counters of the source (size, out-, in-edges) on the rank that holds it, and the
-// queue lengths zeroed.
+// for the others), the parents (s its own), the frontier bitmap of every vertex (s alone,
+// slot 0), the counters of the source (size, out-, in-edges; zero but on the rank that
+// holds it), with peers copied into every rank's source slot, and the queue lengths zeroed.
 template <typename I>
 __global__ void rank_start(const __grid_constant__ RankLevel<I> L, long long s) {
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -1353,21 +1415,24 @@ __global__ void rank_start(const __grid_constant__ RankLevel<I> L, long long s) 
         L.counters[0] = mine;
         L.counters[1] = mine ? deg_of(L.out_ptr, own) : 0;
         L.counters[2] = mine ? deg_of(L.in_ptr, own) : 0;
+        if (L.peers) rank_barrier(L, SOURCE_SLOT);
     }
 }
 
 // The direction rule of lagraph_py/algorithms/bfs.py as dist_backend/bfs_rule.py's
 // DirectionRule applies it, at the start of level k: the counts of the last level's new
-// frontier (k = 1: the source's), summed over the ranks' in `gathered`, recorded into the
-// state `was` left (k = 1: none), then the level's direction: the state `now`.
+// frontier (k = 1: the source's), summed over the ranks' in `gathered` (their slot),
+// recorded into the state `was` left (k = 1: none), then the level's direction: the
+// state `now`.
 template <typename I>
-__device__ __forceinline__ void rank_rule(const RankLevel<I>& L, int k, const long long* was,
-                                          long long* now) {
+__device__ __forceinline__ void rank_rule(const RankLevel<I>& L, int k,
+                                          const unsigned long long* gathered,
+                                          const long long* was, long long* now) {
     long long nq = 0, fe = 0, vin = 0;
     for (long long r = 0; r < L.ranks; ++r) {
-        nq += (long long)__ldcg(&L.gathered[3 * r]);
-        fe += (long long)__ldcg(&L.gathered[3 * r + 1]);
-        vin += (long long)__ldcg(&L.gathered[3 * r + 2]);
+        nq += (long long)__ldcg(&gathered[3 * r]);
+        fe += (long long)__ldcg(&gathered[3 * r + 1]);
+        vin += (long long)__ldcg(&gathered[3 * r + 2]);
     }
     if (k == 1) {
         now[RS_UNEXPLORED] = L.nstored - vin;
@@ -1392,11 +1457,12 @@ __device__ __forceinline__ void rank_rule(const RankLevel<I>& L, int k, const lo
         now[RS_PULL] = 1;
 }
 
-// Level k of a rank's search, by a resident grid. Every block applies the rule itself
-// (rank_rule) to the state of level k - 1 (two slots of `state` and of `qcount`, by the
-// parity of k, so that no block waits for another to have read them); block 0 keeps the
-// result for the next level, writes the level's host row, and zeroes the counters and the
-// next level's queue length. Then unless the search is over either
+// Levels first, first + 1, ... of a rank's search, by a resident grid: one level without
+// peers, all that are left with them. Every block applies the rule itself (rank_rule) to
+// the state of level k - 1 (two slots of `state` and of `qcount`, by the parity of k, so
+// that no block waits for another to have read them); block 0 keeps the result for the
+// next level, writes the level's host row, and zeroes the counters and the next level's
+// queue length. Then unless the search is over either
 // - push: the frontier's queue from its bitmap (global ids), with each vertex's out-degree
 //   in the column block, their prefix sum (each block its own in shared memory for a
 //   short queue, else the grid's in place), and the level's edges split evenly over the
@@ -1404,71 +1470,101 @@ __device__ __forceinline__ void rank_rule(const RankLevel<I>& L, int k, const lo
 // - pull: a thread per unvisited vertex of the range scans its in-neighbours (global ids)
 //   and stops at the first whose bit is set in the frontier bitmap;
 // then a grid barrier, and the range's words of the new frontier's bitmap and its counters
-// (size, out- and in-edges). Reads of what other blocks wrote in the launch go past L1.
+// (size, out- and in-edges). With peers, a grid barrier, the range's words copied into
+// the other ranks' buffers (coalesced), and a grid barrier whose last block to arrive
+// joins the ranks' barrier. Reads of what other blocks wrote in the launch go past L1.
 template <typename I>
 __global__ void __launch_bounds__(512, 3)           // gpu_bfs_steps.py _BLOCK; 40 registers
-rank_level(const __grid_constant__ RankLevel<I> L, int k) {
+rank_levels(const __grid_constant__ RankLevel<I> L, int first) {
     __shared__ long long now[RS_WORDS];
     __shared__ long long own[HC];                          // a short queue's prefix
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&L.bar[1];
     const long long G = gridDim.x, tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = G * blockDim.x;
+    const bool timed = L.trace && blockIdx.x == 0 && threadIdx.x == 0;
     auto sync = [&]() { blocks_sync(L.bar, gen, (unsigned int)G, false); };
-    unsigned long long* qcount = L.qcount + (k & 1);
-    if (threadIdx.x == 0) {
-        rank_rule(L, k, L.state + RS_WORDS * ((k + 1) & 1), now);
-        if (blockIdx.x == 0) {
-            long long* keep = L.state + RS_WORDS * (k & 1);
-            for (int i = 0; i < RS_WORDS; ++i) keep[i] = now[i];
-            L.counters[0] = L.counters[1] = L.counters[2] = 0;
-            L.qcount[(k + 1) & 1] = 0;
-            volatile long long* row = L.rows + 4 * (k % RANK_RING);
-            row[0] = now[RS_NQ];
-            row[1] = now[RS_PULL];
-            row[2] = now[RS_DONE];
-            __threadfence_system();
-            row[3] = k;                                    // the host waits for it
-            __threadfence_system();
-        }
-    }
-    __syncthreads();
-    if (now[RS_DONE]) return;                              // alike in every block
-    if (now[RS_PULL]) {
-        for (long long v = tid; v < L.nlocal; v += nthreads) {
-            if (L.st[v] != UNV) continue;
-            for (long long p = L.in_ptr[v]; p < (long long)L.in_ptr[v + 1]; ++p) {
-                const long long u = L.in_ind[p];
-                if ((L.bits[u >> 5] >> (u & 31)) & 1u) {
-                    L.st[v] = k;
-                    visit(v, u, k, L.pv, nullptr, nullptr, nullptr, 1);
-                    break;
-                }
+    for (int k = first;; ++k) {
+        unsigned long long* qcount = L.qcount + (k & 1);
+        const unsigned* bits = L.bits + ((k - 1) & 1) * L.words;      // the frontier
+        unsigned* made = L.bits + (k & 1) * L.words + L.rank * L.range_words;
+        const unsigned long long t0 = timed ? global_ns() : 0;
+        if (threadIdx.x == 0) {
+            rank_rule(L, k, L.gathered + 3 * L.ranks * (k == 1 ? SOURCE_SLOT : (k - 1) & 1),
+                      L.state + RS_WORDS * ((k + 1) & 1), now);
+            if (blockIdx.x == 0) {
+                long long* keep = L.state + RS_WORDS * (k & 1);
+                for (int i = 0; i < RS_WORDS; ++i) keep[i] = now[i];
+                L.counters[0] = L.counters[1] = L.counters[2] = 0;
+                L.qcount[(k + 1) & 1] = 0;
+                volatile long long* row = L.rows + 4 * (k % RANK_RING);
+                row[0] = now[RS_NQ];
+                row[1] = now[RS_PULL];
+                row[2] = now[RS_DONE];
+                __threadfence_system();
+                row[3] = k;                                // the host waits for it
+                __threadfence_system();
             }
         }
-    } else {
-        bits_to_queue(L.bits, L.words, L.queue, qcount, tid, nthreads, L.col_ptr, L.degs);
-        sync();
-        const long long nq = (long long)__ldcg(qcount);
-        const long long* prefix = L.degs;
-        if (nq <= HC) {
-            block_prefix(nq, [&](long long i) { return __ldcg(&L.degs[i]); }, own);
-            __syncthreads();
-            prefix = own;
+        __syncthreads();
+        if (now[RS_DONE]) return;                          // alike in every block
+        if (now[RS_PULL]) {
+            for (long long v = tid; v < L.nlocal; v += nthreads) {
+                if (L.st[v] != UNV) continue;
+                for (long long p = L.in_ptr[v]; p < (long long)L.in_ptr[v + 1]; ++p) {
+                    const long long u = L.in_ind[p];
+                    if ((bits[u >> 5] >> (u & 31)) & 1u) {
+                        L.st[v] = k;
+                        visit(v, u, k, L.pv, nullptr, nullptr, nullptr, 1);
+                        break;
+                    }
+                }
+            }
         } else {
-            prefix_in_place(L.degs, nq, L.totals, G, (long long)blockIdx.x, sync);
+            bits_to_queue(bits, L.words, L.queue, qcount, tid, nthreads, L.col_ptr, L.degs);
+            sync();
+            const long long nq = (long long)__ldcg(qcount);
+            const long long* prefix = L.degs;
+            if (nq <= HC) {
+                block_prefix(nq, [&](long long i) { return __ldcg(&L.degs[i]); }, own);
+                __syncthreads();
+                prefix = own;
+            } else {
+                prefix_in_place(L.degs, nq, L.totals, G, (long long)blockIdx.x, sync);
+            }
+            push_edges(L.col_ptr, L.col_ind, L.queue, prefix, nq, tid, nthreads,
+                       [](const I* p) { return (long long)__ldcg(p); }, L.st, k, L.pv,
+                       (unsigned char*)nullptr, (long long*)nullptr, (unsigned char*)nullptr,
+                       1);
         }
-        push_edges(L.col_ptr, L.col_ind, L.queue, prefix, nq, tid, nthreads,
-                   [](const I* p) { return (long long)__ldcg(p); }, L.st, k, L.pv,
-                   (unsigned char*)nullptr, (long long*)nullptr, (unsigned char*)nullptr, 1);
+        sync();
+        unsigned long long nq = 0, dout = 0, din = 0;
+        status_words(L.st, L.nlocal, k, into(made), [&](long long v, bool flag) {
+            if (!flag) return;
+            nq += 1;
+            dout += deg_of(L.out_ptr, v);
+            din += deg_of(L.in_ptr, v);
+        });
+        warp_add_to(nq, dout, din, 0, L.counters, L.counters + 1, L.counters + 2, nullptr);
+        if (!L.peers) return;               // the host gathers the slot, launches level k + 1
+        if (L.ranks > 1) sync();                           // the range's words are made
+        const unsigned long long t1 = timed ? global_ns() : 0;
+        if (L.ranks > 1) {
+            for (long long w = tid; w < L.range_words; w += nthreads) {
+                const unsigned word = __ldcg(&made[w]);
+                for (long long r = 0; r < L.ranks; ++r)
+                    if (r != L.rank) at_rank(L, r, made)[w] = word;
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) __threadfence_system();   // before the ranks' barrier
+        }
+        blocks_sync(L.bar, gen, (unsigned int)G, false, [&] { rank_barrier(L, k & 1); });
+        if (timed && k < L.trace_len) {
+            long long* row = L.trace + TRACE_WORDS * k;
+            row[0] = now[RS_NQ];
+            row[1] = now[RS_PULL];
+            row[2] = (long long)(t1 - t0);
+            row[3] = (long long)(global_ns() - t1);
+        }
     }
-    sync();
-    unsigned long long nq = 0, dout = 0, din = 0;
-    status_words(L.st, L.nlocal, k, L.own_bits, [&](long long v, bool flag) {
-        if (!flag) return;
-        nq += 1;
-        dout += deg_of(L.out_ptr, v);
-        din += deg_of(L.in_ptr, v);
-    });
-    warp_add_to(nq, dout, din, 0, L.counters, L.counters + 1, L.counters + 2, nullptr);
 }

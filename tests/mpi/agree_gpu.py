@@ -6,8 +6,9 @@ Arguments: the tests folder (oracles.py), the number of random graphs, the large
 Kronecker scale (BFS and MSF also on weighted Kronecker graphs of scale 16 up to it;
 none below 16).
 
-BFS levels must equal the gpu executor's exactly (every method, from three sources, and
-on int64 device arrays), the direction of each level the text's rule's on the true counts
+BFS levels must equal the gpu executor's exactly (every method, from three sources, on
+int64 device arrays, and exchanging through NCCL where the ranks' GPUs reach each other's
+memory), the direction of each level the text's rule's on the true counts
 (oracles.bfs_directions: the device applies it), and parents form a valid BFS tree (lagraph_py.validate and an
 independent check); on the random and shaped graphs of ``agree.py`` (empty, isolated
 vertices, a rank without edges, paths, stars, self-loops, duplicates, weights) the
@@ -21,6 +22,7 @@ import numpy as np
 
 import lagraph_py as lg
 from dist_backend import DistGraph, gpu_bfs_steps
+from dist_backend.nccl import GpuRanksExecutor
 from lagraph_py.registry import get_executor
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -44,10 +46,11 @@ def main() -> int:
     kron = [(f"kron{s}", lg.generate.kronecker(s, seed=s, weights="uniform"))
             for s in range(16, TOP_SCALE + 1)]
     rank = 0
+    through_nccl = GpuRanksExecutor(allow_peer_access=False)
     for name, G in shaped + kron:
         D = DistGraph.from_graph(G)
         rank = D.rank
-        for task, run in tasks(name, G, D):
+        for task, run in tasks(name, G, D, through_nccl):
             try:
                 problems += [f"{name}: {task}: {p}" for p in run()]
             except Exception as exc:                 # report, go on with the next
@@ -59,13 +62,16 @@ def main() -> int:
     return 1 if problems else 0
 
 
-def tasks(name, G, D):
+def tasks(name, G, D, through_nccl):
     """(task, check) pairs for one graph; each check runs on every rank and returns the
-    differences rank 0 found."""
+    differences rank 0 found. ``through_nccl``: GPU ranks whose BFS exchanges through
+    NCCL (the same as the others' where their GPUs lack peer access)."""
     if G.n:
         for s in sources(G):
             for method in ("auto", "push", "pull"):
                 yield f"bfs {method} from {s}", lambda s=s, m=method: bfs(G, D, s, m)
+        s = sources(G)[-1]
+        yield f"bfs through NCCL from {s}", lambda: bfs(G, D, s, "auto", through_nccl)
     if name.startswith("kron"):                     # the forest, no SCC, on the large ones
         if not G.directed:
             yield "msf", lambda: msf(G, D)
@@ -77,11 +83,12 @@ def tasks(name, G, D):
     yield "scc", lambda: scc(G, D)
 
 
-def bfs(G, D, s, method) -> list[str]:
-    r = lg.bfs(D, s, backend="gpu", method=method)
+def bfs(G, D, s, method, executor=None) -> list[str]:
+    executor = executor or get_executor("gpu", D)
+    r = lg.bfs(D, s, backend=executor, method=method)
     level, parent = D.gather(r.level), D.gather(r.parent)
     trace: list[dict] = []                     # the directions the device's rule chose
-    get_executor("gpu", D).bfs_search(D, s, method, False, False, trace=trace)
+    executor.bfs_search(D, s, method, False, False, trace=trace)
     if D.rank:
         return []
     ref = lg.asnumpy(lg.bfs(G, s, backend="gpu").level)

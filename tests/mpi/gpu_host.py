@@ -2,15 +2,17 @@
 (dist_backend/gpu_bfs_steps.py) with CuPy, NCCL and its kernels emulated on the host,
 against the single-process cpu executor; exits non-zero on a difference.
 
-What this checks is the host side of the GPU ranks: the device blocks and their index
-type, the offsets of each rank's bitmap words in the exchanges, the counters, the levels
+What this checks is the host side of the GPU ranks that exchange through NCCL (ranks
+without peer access): the device blocks and their index type, the slots of the exchange
+buffer and the offsets of each rank's bitmap words and counters in them, the levels
 enqueued ahead and where the host's loop stops, and the rows of the trace. The emulated
 kernels (numpy, below) do what the CUDA ones of gpu_backend/kernels/bfs.cu do to the
 arrays (the rule by the host's DirectionRule, which rank_rule transcribes); the emulated
 NCCL calls move the bytes at the addresses they are given, over MPI. The same
 searches run again with the exchanges of ranks that share a GPU (the real
 HostStagedComm, over emulated device copies), whose all-reduce is checked too. On a
-GPU, tests/mpi/agree_gpu.py checks the real ones.
+GPU, tests/mpi/agree_gpu.py checks the real ones, and the levels of ranks that store into
+each other's GPUs.
 """
 
 import ctypes
@@ -182,14 +184,18 @@ def rank_start(args, s, I):
         counters[0] = 1
 
 
-def rank_level(args, k, I):
-    """bfs.cu's rank_level: its one argument unpacked, its arrays found at their
-    addresses."""
-    f = _fields(args)
-    n, nlocal, ranks = f["n"], f["nlocal"], f["ranks"]
+def rank_levels(args, k, I):
+    """bfs.cu's rank_levels without peers (one level): its one argument unpacked, its
+    arrays found at their addresses, the exchange buffer's slots as the kernel reads and
+    writes them."""
+    f, k = _fields(args), int(k)
+    assert not f["peers"] and not f["trace"]
+    n, nlocal, ranks, words = f["n"], f["nlocal"], f["ranks"], f["words"]
     ring = gpu_bfs_steps._RING
     rows = at(f["rows"], 4 * ring, np.int64).reshape(ring, 4)
-    counters, gathered = at(f["counters"], 3, np.uint64), at(f["gathered"], 3 * ranks, np.uint64)
+    slot = gpu_bfs_steps._SOURCE_SLOT if k == 1 else (k - 1) & 1
+    counters = at(f["counters"], 3, np.uint64)
+    gathered = at(f["gathered"] + 8 * 3 * ranks * slot, 3 * ranks, np.uint64)
     stats = LevelStats(*(int(x) for x in gathered.reshape(ranks, 3).sum(axis=0)))
     if k == 1:
         rule = _RULES[f["state"]] = DirectionRule(METHODS[f["method"]], n, f["nstored"], stats)
@@ -203,8 +209,8 @@ def rank_level(args, k, I):
         return
     st = at(f["st"], nlocal, np.int32)
     pv = at(f["pv"], nlocal, np.int64) if f["pv"] else np.empty(nlocal, np.int64)
-    frontier = np.unpackbits(at(f["bits"], f["words"], np.uint32).view(np.uint8),
-                             bitorder="little")
+    frontier = np.unpackbits(at(f["bits"] + 4 * words * ((k - 1) & 1), words,
+                                np.uint32).view(np.uint8), bitorder="little")
     if pull:
         in_ptr = at(f["in_ptr"], nlocal + 1, I)
         in_ind = at(f["in_ind"], int(in_ptr[-1]), I)
@@ -224,13 +230,14 @@ def rank_level(args, k, I):
     for i, ptr in enumerate((at(f["out_ptr"], nlocal + 1, I), at(f["in_ptr"], nlocal + 1, I))):
         counters[i + 1] = int((ptr[new + 1] - ptr[new]).sum())
     counters[0] = new.size
-    words = -(-nlocal // 32)
-    packed = np.zeros(4 * words, np.uint8)
+    own = -(-nlocal // 32)
+    packed = np.zeros(4 * own, np.uint8)
     packed[:-(-nlocal // 8)] = np.packbits(st == k, bitorder="little")
-    at(f["own_bits"], words, np.uint32)[:] = packed.view(np.uint32)
+    made = f["bits"] + 4 * (words * (k & 1) + f["rank"] * f["range_words"])
+    at(made, own, np.uint32)[:] = packed.view(np.uint32)
 
 
-_KERNELS = {"rank_start": rank_start, "rank_level": rank_level}
+_KERNELS = {"rank_start": rank_start, "rank_levels": rank_levels}
 _module = types.ModuleType("gpu_backend._module")
 _module.kernel = lambda name, *dtypes: (
     lambda grid, block, args, cooperative=False: _KERNELS[name](*args, *dtypes))
@@ -262,7 +269,7 @@ class EmulatedRanks(gpu_bfs_steps.GpuBfsSteps):
 
     def __init__(self):
         self.exchange = world()
-        self.data = types.SimpleNamespace(comm=Communicator(),
+        self.data = types.SimpleNamespace(comm=Communicator(), peer_access=False,
                                           type_of=lambda t: {4: 0, 8: 1}[np.dtype(t).itemsize])
         self.local = types.SimpleNamespace(block=256)
 
@@ -275,7 +282,7 @@ class StagedRanks(EmulatedRanks):
 
     def __init__(self):
         super().__init__()
-        self.data = types.SimpleNamespace(comm=HostStagedComm(world()),
+        self.data = types.SimpleNamespace(comm=HostStagedComm(world()), peer_access=False,
                                           type_of=NcclExchange.type_of)
 
 
@@ -309,7 +316,7 @@ def main():
                 deepest = int(world().allreduce(np.array([level.max(initial=0)]), "max")[0])
                 assert [row["level"] for row in trace] == list(range(1, deepest + 2))
                 assert {row["direction"] for row in trace} <= {"push", "pull"}
-                assert D._cache[f"{ex.name}.bfs"].I == (np.int64 if wide else np.int32)
+                assert D._cache[f"{ex.name}.bfs.nccl"].I == (np.int64 if wide else np.int32)
                 level, parent = D.gather(level.get()), D.gather(parent.get())
                 if D.rank == 0:
                     where = f"{name} from {s} ({ex.name}, {method}, int{64 if wide else 32})"
