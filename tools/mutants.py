@@ -599,16 +599,24 @@ MUTATIONS = (
         "GPU ranks write their new frontier's bitmap into rank 0's words of the frontier "
         "bitmap (the offset of their own range dropped)",
         "dist_backend/gpu_bfs_steps.py",
-        "own_bits=b.bits.data.ptr + 4 * b.range_words * self.rank,",
-        "own_bits=b.bits.data.ptr,",
+        "words=b.words, range_words=b.range_words, rank=self.rank,",
+        "words=b.words, range_words=b.range_words, rank=0,",
+        ["tests/test_distributed.py::test_gpu_ranks_bfs_on_emulated_devices"]),
+    _mutation(
+        "gpu-ranks-gather-the-other-slot",
+        "GPU ranks gather a level's counters and bitmap words into the slot the next level "
+        "does not read",
+        "dist_backend/gpu_bfs_steps.py",
+        "            self._gather(k & 1)",
+        "            self._gather((k + 1) & 1)",
         ["tests/test_distributed.py::test_gpu_ranks_bfs_on_emulated_devices"]),
     _mutation(
         "gpu-ranks-skip-the-source-counts",
         "GPU ranks start a search without gathering the source's counts: the first level's "
         "rule reads what the last search left",
         "dist_backend/gpu_bfs_steps.py",
-        "        self._exchange(bits=False)       # the source's counts",
-        "        pass                             # the source's counts",
+        "        self._gather(_SOURCE_SLOT, bits=False)",
+        "        pass",
         ["tests/test_distributed.py::test_gpu_ranks_bfs_on_emulated_devices"]),
     _mutation(
         "dist-msf-ends-not-components",
