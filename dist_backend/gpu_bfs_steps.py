@@ -67,11 +67,10 @@ TRACE_LEVELS = 1 << 14
 #: The fields of bfs.cu's RankLevel, in order: its arrays' addresses and integers, and the
 #: two floating-point factors of the rule.
 _LEVEL_FIELDS = ("state", "counters", "qcount", "rows", "trace", "trace_len", "bits",
-                 "gathered", "arrived",
-                 "peers", "barriers", "words", "range_words", "rank", "col_ptr", "col_ind",
-                 "in_ptr", "in_ind", "out_ptr", "queue", "degs", "totals", "bar", "st", "pv",
-                 "n", "nstored", "lo", "nlocal", "ranks", "method", "patience_ns", "alpha",
-                 "beta")
+                 "gathered", "arrived", "peers", "barriers", "words", "range_words", "rank",
+                 "col_ptr", "col_ind", "in_ptr", "in_ind", "out_ptr", "queue", "degs",
+                 "totals", "bar", "st", "pv", "n", "nstored", "lo", "nlocal", "ranks",
+                 "method", "patience_ns", "alpha", "beta")
 _LEVEL_FORMAT = "=" + "q" * (len(_LEVEL_FIELDS) - 2) + "dd"
 #: Threads a block of rank_levels (its launch bounds: three blocks a multiprocessor at 40
 #: registers a thread; fewer blocks meet at each grid barrier than with more, smaller ones).
