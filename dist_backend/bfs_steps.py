@@ -46,10 +46,13 @@ from .bfs_rule import LevelSearch, id_dtype, sends_ids
 from .graph import DistGraph
 
 
-#: A push level's new frontier of at least this many vertices is sorted, so that the next
-#: push reads the rows in order: in the order they were found, each row starts with a
-#: cache and TLB miss (Kronecker 22, 1 rank: a push level of 1.17M frontier vertices and
+#: A push level sorts a frontier of at least this many vertices that a push level found,
+#: so that it reads the rows in order: in the order they were found, each row starts with
+#: a cache and TLB miss (Kronecker 22, 1 rank: a push level of 1.17M frontier vertices and
 #: 114M edges, 800-860 ms from the order found, 420-460 ms sorted; sorting took 19 ms).
+#: A pull level's frontier is ascending already, and one that a pull level reads is not
+#: sorted (Kronecker 20, 1 rank: 1.9-4.6 ms a search saved, the second level's frontier
+#: of 40k vertices, whose next level pulls).
 SORTED_FRONTIER = 1024
 
 
@@ -79,6 +82,7 @@ class _Search(LevelSearch):
         self.parent = np.full(G.nlocal, -1, np.int64)
         self.out_degree = G._cached("bfs.out_degree", lambda: np.diff(G.indptr))
         self.frontier = np.empty(0, np.int64)
+        self.ascending = True              # the frontier's order (a push level's is not)
         if G.lo <= s < G.hi:
             self.level[s - G.lo], self.parent[s - G.lo] = 0, s
             self.frontier = np.array([s - G.lo])
@@ -103,6 +107,8 @@ class _Search(LevelSearch):
     # ------------------------------------------------------------------ one level
     def _push(self, k: int) -> None:
         G, degrees = self.G, (self.out_degree, self.in_degree, self.edges)
+        if self.frontier.size >= SORTED_FRONTIER and not self.ascending:
+            self.frontier.sort()
         self.unvisited = None
         self.edges[:] = 0
         own, dest, sends = _push_level(
@@ -114,21 +120,19 @@ class _Search(LevelSearch):
             (pairs,), _ = self.ex.alltoallv([sends[order].ravel()], counts)
             own = np.concatenate([own, _claim(pairs[0::2] - G.lo, pairs[1::2], self.parent,
                                               self.level, k, *degrees)])
-        self.frontier = own
-        if self.frontier.size >= SORTED_FRONTIER:
-            self.frontier.sort()
+        self.frontier, self.ascending = own, False
 
     def _pull(self, k: int) -> None:
         todo, found = self.G._cached("bfs.pull", lambda: np.empty((2, self.G.nlocal),
                                                                   np.int64))
-        if self.unvisited is None:
-            self.unvisited = todo[:_unvisited(self.level, self.in_degree, todo)]
+        every = self.unvisited is None          # the first of consecutive pull levels
+        listed = todo if every else self.unvisited
         self.edges[:] = 0
         nnew, nleft = _pull_level(
-            *as_unsigned(self.in_ptr), self.in_ind, self.heads, self.unvisited,
+            *as_unsigned(self.in_ptr), self.in_ind, self.heads, listed, every,
             self.frontier_bits, self.parent, self.level, k, self.out_degree, self.in_degree,
             self.edges, found)
-        self.frontier, self.unvisited = found[:nnew], self.unvisited[:nleft]
+        self.frontier, self.unvisited, self.ascending = found[:nnew], listed[:nleft], True
 
     def _pull_estimate(self, frontier_edges: int) -> int:
         """The fused cpu search's estimate (:func:`~lagraph_py.cpu_steps.bfs._pull_cost`:
@@ -239,30 +243,25 @@ def _claim(offsets, parents, parent, level, k, out_degree, in_degree, edges):
 
 
 @njit(cache=True, nogil=True)
-def _unvisited(level, in_degree, out):
-    """Write the local vertices not visited yet that have in-edges (the only ones a pull
-    can visit) to ``out``; return how many."""
-    count = 0
-    for v in range(level.size):
-        if level[v] < 0 and in_degree[v] > 0:
-            out[count] = v
-            count += 1
-    return count
-
-
-@njit(cache=True, nogil=True)
-def _pull_level(indptr, indices, heads, unvisited, frontier_bits, parent, level, k,
+def _pull_level(indptr, indices, heads, unvisited, every, frontier_bits, parent, level, k,
                 out_degree, in_degree, edges, found):
-    """Each vertex of ``unvisited`` (local offsets) takes an in-neighbour in the frontier
-    as parent, trying its hub first (``heads``, -1 for none), then the others in order.
-    The new frontier goes to ``found``, the vertices still unvisited to the front of
-    ``unvisited`` (in place); returns how many of each. The two buffers are kept with
-    the graph: arrays made anew each level cost more in first touches of their pages
-    than the later levels' work (Kronecker 21, 1 rank: the three pull levels 47, 9 and
-    7 ms -> 40, 6 and 0.3 ms, with the vertices without in-edges, which no level
-    visits, left out of ``unvisited``)."""
+    """Each vertex of ``unvisited`` (local offsets; with ``every``, each local vertex not
+    visited yet that has in-edges, the only ones a pull can visit) takes an in-neighbour
+    in the frontier as parent, trying its hub first (``heads``, -1 for none), then the
+    others in order. The new frontier goes to ``found``, ascending, the vertices still
+    unvisited to the front of ``unvisited`` (in place), ascending; returns how many of
+    each. The two buffers are kept with the graph: arrays made anew each level cost more
+    in first touches of their pages than the later levels' work (Kronecker 21, 1 rank:
+    the three pull levels 47, 9 and 7 ms -> 40, 6 and 0.3 ms, with the vertices without
+    in-edges left out of ``unvisited``)."""
     nnew = nleft = 0
-    for v in unvisited:
+    for i in range(level.size if every else unvisited.size):
+        if every:
+            v = i
+            if level[v] >= 0 or in_degree[v] == 0:
+                continue
+        else:
+            v = unvisited[i]
         found_parent = -1
         h = heads[v]
         if h >= 0 and frontier_bits[h >> 3] & (1 << (h & 7)):
