@@ -572,6 +572,14 @@ MUTATIONS = (
         "            parent[v], level[v] = parents[i], k",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
+        "ranks-first-pull-revisits-the-source",
+        "the first of CPU ranks' consecutive pull levels lists the source among the "
+        "unvisited vertices: it takes a parent and a level again",
+        "dist_backend/bfs_steps.py",
+        "            if level[v] >= 0 or in_degree[v] == 0:",
+        "            if level[v] > 0 or in_degree[v] == 0:",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
         "ranks-pull-estimate-reads-unvisited",
         "CPU ranks' pull estimate samples the visited vertices instead of the unvisited: "
         "a switch to pull is weighed against the wrong cost (same levels)",
