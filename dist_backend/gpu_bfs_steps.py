@@ -57,7 +57,6 @@ from .peer_memory import PeerBuffer
 #: Largest vertex id or entry count kept in int32 device arrays; past it, on any rank,
 #: every rank's arrays are int64 (the kernels' other instantiation).
 INT32_TOP = np.iinfo(np.int32).max
-_UNVISITED = -1                 # bfs.cu UNV: the status of a vertex not reached yet
 _RING = 4                       # bfs.cu RANK_RING: host rows of 4, by level mod _RING
 _STATE = 6                      # bfs.cu RS_WORDS: the search's state words
 _SOURCE_SLOT = 2                # bfs.cu SOURCE_SLOT: the counters' slot of the source
