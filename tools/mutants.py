@@ -564,12 +564,12 @@ MUTATIONS = (
         "build_csr(hi - lo, src, dst, None, True, ids)",
         ["tests/test_distributed.py::test_constructors_give_the_single_process_graphs"]),
     _mutation(
-        "ranks-bfs-claims-uncounted",
-        "CPU ranks' push levels leave the vertices claimed from other ranks out of the "
-        "level's edge counts: the direction rule is fed wrong counts (same levels)",
+        "ranks-bfs-push-uncounted",
+        "CPU ranks' push levels leave the vertices they visit out of the level's edge "
+        "counts: the direction rule is fed wrong counts (same levels)",
         "dist_backend/bfs_steps.py",
-        "            _visit(v, parents[i], parent, level, k, out_degree, in_degree, edges)",
-        "            parent[v], level[v] = parents[i], k",
+        "            _visit(v, u, parent, level, k, out_degree, in_degree, edges)",
+        "            parent[v], level[v] = u, k",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
         "ranks-first-pull-revisits-the-source",
