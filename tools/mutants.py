@@ -572,6 +572,29 @@ MUTATIONS = (
         "            parent[v], level[v] = u, k",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
+        "ranks-scc-pivot-component-by-largest-id",
+        "CPU ranks' SCC labels the pivot's component by its largest id, not its smallest",
+        "dist_backend/scc_steps.py",
+        "done_labels.append(np.full(own.size, component[0], ids))",
+        "done_labels.append(np.full(own.size, component[-1], ids))",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
+        "ranks-scc-backward-search-forward",
+        "CPU ranks' SCC searches backward from the pivot along its out-arcs: the pivot's "
+        "component becomes everything it reaches",
+        "dist_backend/scc_steps.py",
+        "return self._reach(A, pivot, live), self._reach(AT, pivot, live)",
+        "return self._reach(A, pivot, live), self._reach(A, pivot, live)",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
+        "ranks-scc-reach-shares-no-flags",
+        "CPU ranks' SCC searches share a level's marks as ids but drop them when they "
+        "go as flags",
+        "dist_backend/scc_steps.py",
+        "                reached |= flags\n",
+        "                reached |= flags * 0\n",
+        ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
+    _mutation(
         "ranks-first-pull-revisits-the-source",
         "the first of CPU ranks' consecutive pull levels lists the source among the "
         "unvisited vertices: it takes a parent and a level again",

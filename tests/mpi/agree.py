@@ -62,7 +62,10 @@ def graphs(rng):
 def main():
     rng = np.random.default_rng(7)
     executors = [("fused", DistributedExecutor()), ("primitives", Primitives())]
-    rounds = [("rounds", _handover(-1)), ("handover-late", _handover(40))]
+    rounds = [("rounds", _handover(-1)), ("handover-late", _handover(40)),
+              ("forward-backward, rounds", _handover(-1, True)),
+              ("forward-backward", _handover(None, True)),
+              ("no forward-backward", _handover(None, False))]
     arrays = [("array steps", ArrayRanks()), ("array rounds", ArrayRanks(-1)),
               ("array handover-late", ArrayRanks(40))]
     for name, G in graphs(rng):
@@ -135,11 +138,13 @@ def _check_scc(G, D, ex, where):
             f"{where}: scc labels"
 
 
-def _handover(arcs):
+def _handover(arcs, forward_backward=None):
     """A distributed executor whose SCC rounds hand their arcs over at ``arcs`` (-1:
-    never)."""
+    never; None: the default) and start with the pivot's searches as ``forward_backward``
+    says (None: where the graph has hubs)."""
     ex = DistributedExecutor()
     ex.scc_handover_arcs = arcs
+    ex.scc_forward_backward = forward_backward
     return ex
 
 
