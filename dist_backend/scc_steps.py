@@ -40,12 +40,12 @@ process: 16-33 ms).
 
 On a graph with hubs (:func:`lagraph_py.algorithms.scc.has_hubs`, on the ranks' greatest
 degrees) a forward-backward search comes first, as the single-process text's seed phase:
-from the live vertex of largest in-degree x out-degree, a forward and a backward search
-over the live vertices find its component (the vertices both reach), on a power-law graph
-the giant one, in a few levels. In a level each rank expands its own vertices of the
-frontier along its rows (out-arcs forward, in-arcs backward) and the ranks share what
+from the live vertex of largest in-degree x out-degree, a forward search over the live
+vertices and a backward search over what it reached find its component, on a power-law
+graph the giant one, in a few levels. In a level each rank expands its own vertices of
+the frontier along its rows (out-arcs forward, in-arcs backward) and the ranks share what
 they marked: an all-gather of the ids, or an all-reduce of ``n`` flags where the ids
-would be more bytes. The vertices left keep which of the two searches reached them as
+would be more bytes. The vertices left keep whether the forward search reached them as
 their class: a component lies within one class. Rounds or the hand-over label the rest
 (directed Kronecker 20 on a 2-core machine, whole calls: 1 rank 784 -> 298 ms, 2 ranks
 1,067 -> 312 ms; Kronecker 19: 291 -> 168 and 416 -> 224 ms; every vertex the trim left
@@ -130,13 +130,13 @@ class SccSteps:
         seen, stack = np.empty(n, np.uint8), np.empty(n, np.int64)
         limit = self._handover_limit(A, AT)
         if live.any() and self._seeds_forward_backward(A, AT):
-            forward, backward = self._pivot_searches(A, AT, live)
-            component = np.flatnonzero(forward & backward)
+            forward, found = self._pivot_searches(A, AT, live)
+            component = np.flatnonzero(found)
             live[component] = 0
             own = component[(A.lo <= component) & (component < A.lo + A.nlocal)]
             done_ids.append(own)
             done_labels.append(np.full(own.size, component[0], ids))
-            cfw[:], cbw[:] = forward, backward
+            cfw[:] = forward
         while _restart(live, fw, bw):
             tails, heads = _class_arcs(A.lo, A.indptr, A.indices, live, cfw, cbw)
             alive = np.flatnonzero(live).astype(ids)
@@ -180,16 +180,18 @@ class SccSteps:
         return stored > 0 and top_out * top_in >= (HUB * stored / A.n) ** 2
 
     def _pivot_searches(self, A: DistMatrix, AT: DistMatrix, live: np.ndarray):
-        """``(forward, backward)``: ``n`` flags of the live vertices that the pivot (the
-        live vertex of largest in-degree x out-degree, smallest id on a tie) reaches and
-        that reach it, alike on every rank (collective)."""
+        """``(forward, component)``: ``n`` flags of the live vertices that the pivot (the
+        live vertex of largest in-degree x out-degree, smallest id on a tie) reaches, and
+        of those of them that reach it (the backward search confined to the forward one,
+        as the single process's ``_label_giant``), alike on every rank (collective)."""
         degrees = np.diff(A.indptr) * np.diff(AT.indptr)
         score = np.where(live[A.lo:A.lo + A.nlocal], degrees, -1)
         best = int(self.exchange.allreduce(np.array([score.max(initial=-1)]), "max")[0])
         mine = A.lo + np.flatnonzero(score == best)[:1]
         pivot = int(self.exchange.allreduce(
             np.array([mine[0] if mine.size else A.n], np.int64), "min")[0])
-        return self._reach(A, pivot, live), self._reach(AT, pivot, live)
+        forward = self._reach(A, pivot, live)
+        return forward, self._reach(AT, pivot, live & forward)
 
     def _reach(self, M: DistMatrix, source: int, live: np.ndarray) -> np.ndarray:
         """``n`` flags of the live vertices reached from ``source`` along the arcs of ``M``

@@ -583,8 +583,8 @@ MUTATIONS = (
         "CPU ranks' SCC searches backward from the pivot along its out-arcs: the pivot's "
         "component becomes everything it reaches",
         "dist_backend/scc_steps.py",
-        "return self._reach(A, pivot, live), self._reach(AT, pivot, live)",
-        "return self._reach(A, pivot, live), self._reach(A, pivot, live)",
+        "return forward, self._reach(AT, pivot, live & forward)",
+        "return forward, self._reach(A, pivot, live & forward)",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
         "ranks-scc-reach-shares-no-flags",
