@@ -100,8 +100,8 @@ _SEARCH_FIELDS = (
     ("lv", "q"), ("st", "q"), ("bits", "q"), ("queues", "q"), ("degs", "q"), ("totals", "q"),
     ("hc", "q"), ("hub_deg", "q"), ("ctl", "q"), ("bar", "q"), ("alpha", "d"),
     ("pull_min", "d"), ("small_frontier", "q"), ("edge_limit", "q"), ("unexplored", "Q"),
-    ("balance", "q"), ("serial", "q"), ("solo_width", "q"), ("width", "q"), ("trace", "q"),
-    ("trace_len", "q"))
+    ("balance", "q"), ("serial", "q"), ("solo_width", "q"), ("width", "q"), ("wait_ns", "q"),
+    ("trace", "q"), ("trace_len", "q"))
 _SEARCH_FORMAT = "=" + "".join(code for _, code in _SEARCH_FIELDS)
 
 
@@ -404,10 +404,16 @@ class BfsSteps:
     #: The whole search (:meth:`bfs_search`) runs a push level in one block while its
     #: frontier needs at most this many thread slots (vertices x lanes a vertex), with
     #: block barriers; a larger one in a team of blocks, one per ``team_width / 2`` slots:
-    #: a slot a thread (H100, the 2000x2000 grid's 2,699 levels: 27.2 ms, against 30.5 ms
-    #: with 512, two threads a slot, whose teams are twice as large).
+    #: two threads a slot, so that a level waits on its slowest edges less (H200, levels
+    #: only, 16 sources, two runs: the 2000x2000 grid 21.3-21.5 against 22.9-23.0 ms with
+    #: 1024, USA-road-NY 3.25 against 3.42 ms, a 100,000-vertex crawl of uk-2007-05 0.112
+    #: against 0.122-0.128 ms, cnr-2000 2-9% faster, soc-Slashdot0902 2-3% slower;
+    #: Kronecker 20 and 22 and uniform 2^22 x 16 within 2%).
     solo_width = 1024
-    team_width = 1024
+    team_width = 512
+    #: The blocks outside a team wait for it pausing between polls, at most this many ns
+    #: (0: they spin), so that the team's blocks keep the memory system.
+    team_wait_ns = 2048
     #: A CuPy uint64 array of 4 words a level, or None: where :meth:`bfs_search` records
     #: when each level ended (ns and block 0's clock), its frontier size and who ran it
     #: (bfs.cu ``search``), for profiling.
@@ -442,7 +448,7 @@ class BfsSteps:
             source, pv, lv, *plan.scratch, float(bfs_text.ALPHA), n / bfs_text.BETA,
             self.small_frontier, self._edge_limit(plan.A),
             G.nstored - int(plan.in_degree[source]), self.persistent_balance,
-            self.pull_serial, self.solo_width, self.team_width,
+            self.pull_serial, self.solo_width, self.team_width, self.team_wait_ns,
             _NULL if trace is None else trace.data.ptr, 0 if trace is None else trace.size // 4)
         _module.launch_resident(plan.kernel, plan.blocks, self.block, (args,))
         return level, parent

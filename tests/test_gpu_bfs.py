@@ -330,6 +330,8 @@ SEARCH_PATHS = {
     "default": {},
     "solo": {"solo_width": 1 << 40},                  # every push level in one block
     "teams": {"solo_width": 0, "team_width": 64},     # never one block: teams of blocks
+    "teams_spinning": {"solo_width": 0, "team_width": 64,   # ... the blocks outside a
+                       "team_wait_ns": 0},                  # team spin while they wait
     "pull": {"small_frontier": 0, "persistent_edge_limit": 0},   # pull when the rule says
     "balanced": {"persistent_balance": 0},            # every push level edge-balanced
     "teams_balanced": {"solo_width": 0, "team_width": 64,   # ... by teams (each block its

@@ -917,7 +917,6 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 // Each block keeps the state in shared memory, where its thread 0 updates it from the
 // counters every block reads alike, so that all blocks take the same decisions.
 
-#define WAIT_NS 2048            // longest pause between polls of a block waiting for a team
 #define SCTL 48                 // control words of search (bfs_steps.py _SEARCH_CTL)
 #define BANK 12                 // counter words of a team: 3 rotating level slots of (frontier
                                 // size, out-edges, largest out-degree, in-edges)
@@ -926,12 +925,12 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
                                 // the parity of the teams formed)
 
 // Barrier of `count` blocks of a resident grid (its first `count`, or all of it), as
-// grid_sync; a block that expects a long wait (`patient`) pauses between polls, so that the
-// working blocks keep the memory system. The last block to arrive calls last() (one
-// thread) before it lets the others go.
+// grid_sync; a block that expects a long wait pauses between polls, at most `wait_ns` (0:
+// it spins), so that the working blocks keep the memory system. The last block to arrive
+// calls last() (one thread) before it lets the others go.
 template <class Last>
 __device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen,
-                                            unsigned int count, bool patient, Last last) {
+                                            unsigned int count, unsigned int wait_ns, Last last) {
     __syncthreads();
     if (threadIdx.x == 0) {
         const unsigned int my = gen;
@@ -941,9 +940,9 @@ __device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen
             atomicExch(&bar[0], 0u);
             __threadfence();
             atomicAdd(&bar[1], 1u);
-        } else if (patient) {
+        } else if (wait_ns) {
             for (unsigned int ns = 32; *(volatile unsigned int*)&bar[1] == my;
-                 ns = min(2 * ns, WAIT_NS))
+                 ns = min(2 * ns, wait_ns))
                 __nanosleep(ns);
         } else {
             while (*(volatile unsigned int*)&bar[1] == my) { }
@@ -955,8 +954,8 @@ __device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen
 }
 
 __device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen,
-                                            unsigned int count, bool patient) {
-    blocks_sync(bar, gen, count, patient, [] {});
+                                            unsigned int count, unsigned int wait_ns) {
+    blocks_sync(bar, gen, count, wait_ns, [] {});
 }
 
 // The direction rule of lagraph_py/algorithms/bfs.py, applied after every level to the
@@ -1017,6 +1016,7 @@ struct Search {
     unsigned long long* ctl; unsigned int* bar;
     Rule rule;
     long long balance, serial, solo_width, width;
+    long long wait_ns;                 // blocks_sync's pause of the blocks outside a team
     unsigned long long* trace; long long trace_len;
 
     __device__ __forceinline__ I* queue(long long i) const { return queues + i * n; }
@@ -1067,7 +1067,7 @@ __device__ __forceinline__ void prefix_in_place(long long* x, long long len, lon
 // A team's barrier: of its T blocks (gen: thread 0's generation), or its block (SOLO).
 template <bool SOLO>
 __device__ __forceinline__ void team_sync(unsigned int* tbar, unsigned int& gen, long long T) {
-    if (SOLO) __syncthreads(); else blocks_sync(tbar, gen, (unsigned int)T, false);
+    if (SOLO) __syncthreads(); else blocks_sync(tbar, gen, (unsigned int)T, 0u);
 }
 
 // The end of a team's level (after its barrier), by thread 0 of each member: the level's
@@ -1274,7 +1274,7 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
         S.queues[0] = (I)source;
         S.degs[0] = (long long)d0;
     }
-    blocks_sync(S.bar, gen, (unsigned int)G, false);
+    blocks_sync(S.bar, gen, (unsigned int)G, 0u);
     while (true) {
         if (threadIdx.x == 0) {
             pull = w.pulls(S.rule, S.tptr != nullptr);
@@ -1285,7 +1285,7 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
         if (!pull && w.bits) {          // a bitmap to push from: its queue, made by the grid
             bits_to_queue(S.bitmap(w.cur), S.words, S.queue(w.cur), &S.ctl[QCOUNT], tid,
                           nthreads, S.indptr, S.deg(w.cur));
-            blocks_sync(S.bar, gen, (unsigned int)G, false);   // every thread read w.bits
+            blocks_sync(S.bar, gen, (unsigned int)G, 0u);      // every thread read w.bits
             if (threadIdx.x == 0) w.bits = 0;
             if (tid == 0) S.ctl[QCOUNT] = 0;
             __syncthreads();
@@ -1302,7 +1302,8 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
             }
             if (blockIdx.x == 0 && threadIdx.x == 0) hand_over(S.ctl, w);
         }
-        blocks_sync(S.bar, gen, (unsigned int)G, blockIdx.x >= T);
+        blocks_sync(S.bar, gen, (unsigned int)G,
+                    blockIdx.x >= T ? (unsigned int)S.wait_ns : 0u);
         if (threadIdx.x == 0) take_over(S.ctl, w);
     }
 }
@@ -1483,7 +1484,7 @@ rank_levels(const __grid_constant__ RankLevel<I> L, int first) {
     const long long G = gridDim.x, tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = G * blockDim.x;
     const bool timed = L.trace && blockIdx.x == 0 && threadIdx.x == 0;
-    auto sync = [&]() { blocks_sync(L.bar, gen, (unsigned int)G, false); };
+    auto sync = [&]() { blocks_sync(L.bar, gen, (unsigned int)G, 0u); };
     for (int k = first;; ++k) {
         unsigned long long* qcount = L.qcount + (k & 1);
         const unsigned* bits = L.bits + ((k - 1) & 1) * L.words;      // the frontier
@@ -1558,7 +1559,7 @@ rank_levels(const __grid_constant__ RankLevel<I> L, int first) {
             __syncthreads();
             if (threadIdx.x == 0) __threadfence_system();   // before the ranks' barrier
         }
-        blocks_sync(L.bar, gen, (unsigned int)G, false, [&] { rank_barrier(L, k & 1); });
+        blocks_sync(L.bar, gen, (unsigned int)G, 0u, [&] { rank_barrier(L, k & 1); });
         if (timed && k < L.trace_len) {
             long long* row = L.trace + TRACE_WORDS * k;
             row[0] = now[RS_NQ];
