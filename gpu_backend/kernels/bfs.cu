@@ -1017,6 +1017,8 @@ struct Search {
     Rule rule;
     long long balance, serial, solo_width, width;
     long long wait_ns;                 // blocks_sync's pause of the blocks outside a team
+    long long bits_edges;              // push_team: a grid's level of this many out-edges
+                                       // leaves a bitmap
     unsigned long long* trace; long long trace_len;
 
     __device__ __forceinline__ I* queue(long long i) const { return queues + i * n; }
@@ -1145,9 +1147,10 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
 }
 
 // Push levels by a team of the grid's first T blocks while they suit it (push_level). A
-// team of the whole grid leaves the next frontier as a bitmap (zeroed first; one atomicOr
-// per vertex, where a queue would take one atomicAdd on its length per group of lanes),
-// which it makes a queue (bits_to_queue) if it pushes again. SOLO: T == 1, block barriers, counters
+// team of the whole grid leaves the next frontier of a level of at least S.bits_edges
+// out-edges as a bitmap (zeroed first; one atomicOr per vertex, where a queue would take
+// one atomicAdd on its length per group of lanes), which it makes a queue (bits_to_queue)
+// if it pushes again. SOLO: T == 1, block barriers, counters
 // (cnt) in shared memory, and the frontier's queue copied into shared memory (`smem`, HC
 // words: two copies) while it fits. Else as pull_team.
 template <typename I, bool SOLO>
@@ -1161,12 +1164,13 @@ __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long
     const long long member = SOLO ? 0 : blockIdx.x;
     const long long tid = member * blockDim.x + threadIdx.x;
     const long long nthreads = T * blockDim.x;
-    const bool to_bits = !SOLO && T == (long long)gridDim.x;
+    const bool grid_team = !SOLO && T == (long long)gridDim.x;
     const long long scap = HC * 8 / (2 * sizeof(I));  // SOLO: entries of each copy
     I* sq = (I*)smem;
     int copy = -1;                                     // SOLO: the copy holding the frontier
     for (int r = 0;; r = (r + 1) % 3) {
         const long long cur = w.cur, nq = w.nq;
+        const bool to_bits = grid_team && w.fe >= (unsigned long long)S.bits_edges;
         if (w.bits) {
             bits_to_queue(S.bitmap(cur), S.words, S.queue(cur), &S.ctl[QCOUNT], tid, nthreads,
                           S.indptr, S.deg(cur));
