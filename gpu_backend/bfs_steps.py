@@ -405,10 +405,11 @@ class BfsSteps:
     #: frontier needs at most this many thread slots (vertices x lanes a vertex), with
     #: block barriers; a larger one in a team of blocks, one per ``team_width / 2`` slots:
     #: two threads a slot, so that a level waits on its slowest edges less (H200, levels
-    #: only, 16 sources, two runs: the 2000x2000 grid 21.3-21.5 against 22.9-23.0 ms with
-    #: 1024, USA-road-NY 3.25 against 3.42 ms, a 100,000-vertex crawl of uk-2007-05 0.112
-    #: against 0.122-0.128 ms, cnr-2000 2-9% faster, soc-Slashdot0902 2-3% slower;
-    #: Kronecker 20 and 22 and uniform 2^22 x 16 within 2%).
+    #: only, 16 sources, two runs against 1024: the 2000x2000 grid 20.7 and 21.5 against
+    #: 22.0 and 22.9 ms, a 100,000-vertex crawl of uk-2007-05 0.112 and 0.114 against
+    #: 0.122 and 0.124 ms, Kronecker 22 2-4% faster, cnr-2000 2%, USA-road-NY (one run)
+    #: 3.25 against 3.46 ms; Kronecker 20, uniform 2^22 x 16 and soc-Slashdot0902 within
+    #: 2%).
     solo_width = 1024
     team_width = 512
     #: The blocks outside a team wait for it pausing between polls, at most this many ns
