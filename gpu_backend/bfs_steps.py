@@ -101,7 +101,7 @@ _SEARCH_FIELDS = (
     ("hc", "q"), ("hub_deg", "q"), ("ctl", "q"), ("bar", "q"), ("alpha", "d"),
     ("pull_min", "d"), ("small_frontier", "q"), ("edge_limit", "q"), ("unexplored", "Q"),
     ("balance", "q"), ("serial", "q"), ("solo_width", "q"), ("width", "q"), ("wait_ns", "q"),
-    ("bits_edges", "q"), ("trace", "q"), ("trace_len", "q"))
+    ("bits_edges", "q"), ("long_if_cut", "q"), ("trace", "q"), ("trace_len", "q"))
 _SEARCH_FORMAT = "=" + "".join(code for _, code in _SEARCH_FIELDS)
 
 
@@ -397,6 +397,11 @@ class BfsSteps:
     #: Entries of the chunks of long lists that ``pull_long`` shares out (None: 1024, or
     #: PACKED_CHUNK words of packed lists).
     pull_chunk = None
+    #: The search's pull level shares out the rest of the long in-lists (``pull_long``,
+    #: with the barrier after it) only when it cut some unvisited vertex's list at the cap
+    #: without finding a parent, which is rare once the hubs are visited; False: on every
+    #: pull level.
+    pull_long_if_cut = True
     #: Blocks of the persistent kernel (None: half the multiprocessors, the fastest of 1,
     #: 33, 66, 132 on an H100 for the 2000x2000 grid; 1: PMPP's single-block kernel).
     persistent_blocks = None
@@ -459,7 +464,7 @@ class BfsSteps:
             self.small_frontier, self._edge_limit(plan.A),
             G.nstored - int(plan.in_degree[source]), self.persistent_balance,
             self.pull_serial, self.solo_width, self.team_width, self.team_wait_ns,
-            self.grid_bitmap_edges,
+            self.grid_bitmap_edges, int(self.pull_long_if_cut),
             _NULL if trace is None else trace.data.ptr, 0 if trace is None else trace.size // 4)
         _module.launch_resident(plan.kernel, plan.blocks, self.block, (args,))
         return level, parent

@@ -340,6 +340,9 @@ SEARCH_PATHS = {
                        "persistent_balance": 0},            # own degree prefix while short)
     "long": {"pull_list_cap": 2, "small_frontier": 0,   # pulls, in-lists beyond 2 entries
              "persistent_edge_limit": 0},               # shared out in chunks (pull_long)
+    "long_every_level": {"pull_list_cap": 2, "small_frontier": 0,   # ... pull_long on
+                         "persistent_edge_limit": 0,                # every pull level,
+                         "pull_long_if_cut": False},                # cut lists or not
     "packed": {"pull_packed": True, "small_frontier": 0,   # pulls from bit-packed lists
                "persistent_edge_limit": 0},
     "packed_long": {"pull_packed": True, "pull_list_cap": 1, "small_frontier": 0,

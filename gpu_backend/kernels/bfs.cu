@@ -439,7 +439,9 @@ __device__ __forceinline__ long long list_hit(const I* __restrict__ tind,
 // entries are words of in-neighbours (list_hit), tried after heads[v] from the first, and
 // every frontier test reads the bitmap (no hub cache).
 // Counters: the vertices found, their out- and in-edges and (MAX) their largest
-// out-degree, one atomic per block each.
+// out-degree, one atomic per block each; unless c_cut is null, the vertices whose list was
+// cut at `cap` without a hit (what pull_long has to finish), one atomic per warp that has
+// any.
 template <typename I, bool MAX>
 __device__ __forceinline__ void pull_level(
         const I* __restrict__ tptr, const I* __restrict__ tind,
@@ -449,7 +451,7 @@ __device__ __forceinline__ void pull_level(
         const I* __restrict__ in_ptr, unsigned long long* hc, long long hub_deg,
         const unsigned* fbits, unsigned* nbits, int serial, long long cap,
         unsigned long long* cache, unsigned long long* c_found, unsigned long long* c_out,
-        unsigned long long* c_in, unsigned long long* c_max) {
+        unsigned long long* c_in, unsigned long long* c_max, unsigned long long* c_cut) {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     const long long words = (n + 31) >> 5;
@@ -461,18 +463,20 @@ __device__ __forceinline__ void pull_level(
     }
     const unsigned long long tag = (unsigned long long)(l - 1) << 32;
     unsigned long long found = 0, dout = 0, din = 0, dmax = 0;
+    unsigned cut_left = 0;
     for (long long w = warp; w < words; w += nwarps) {
         const long long v = (w << 5) + lane;
         I p = 0, end = 0;
         long long u = 0;
-        bool hit = false;
+        bool hit = false, cut = false;
         if (v < n && st[v] == UNV && (u = heads[v]) >= 0) {
             hit = pk ? (fbits[u >> 5] >> (u & 31)) & 1u : in_frontier(u, cache, tag, fbits);
             if (!hit) {
                 const I start = tptr[v];
                 p = pk ? start : start + 1;     // a packed list holds heads[v] too
                 end = tptr[v + 1];
-                if ((long long)(end - start) > cap) end = (I)(start + cap);
+                cut = (long long)(end - start) > cap;
+                if (cut) end = (I)(start + cap);
                 for (int t = 1; t < serial && p < end; ++t, ++p) {
                     const long long x = list_hit(tind, pk, p, cache, tag, fbits);
                     if (x >= 0) { u = x; hit = true; break; }
@@ -495,6 +499,7 @@ __device__ __forceinline__ void pull_level(
         }
         const unsigned word = __ballot_sync(full, hit);
         if (lane == 0) nbits[w] = word;
+        cut_left += cut && !hit;
         if (hit) {
             st[v] = l;
             visit(v, u, l, pv, pp, lv, lp, want_parent);
@@ -503,6 +508,10 @@ __device__ __forceinline__ void pull_level(
                                                      din);
             if (MAX) dmax = max(dmax, d);
         }
+    }
+    if (c_cut) {
+        cut_left = __reduce_add_sync(full, cut_left);
+        if (lane == 0 && cut_left) atomicAdd(c_cut, (unsigned long long)cut_left);
     }
     block_add_to(found, dout, din, dmax, c_found, c_out, c_in, MAX ? c_max : nullptr, MAX);
 }
@@ -585,7 +594,8 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __rest
         pull_level<I, false>(tptr, tind, nullptr, heads, n, st, l, pv, pp, lv, lp, want_parent,
                              out_ptr, in_ptr, hc, hub_deg, (l - k) & 1 ? bits1 : bits0,
                              (l - k) & 1 ? bits0 : bits1, serial, NO_CAP, cache, &ctl[r],
-                             &ctl[3 + r], &ctl[6], (unsigned long long*)nullptr);
+                             &ctl[3 + r], &ctl[6], (unsigned long long*)nullptr,
+                             (unsigned long long*)nullptr);
         grid_sync(bar, gen);
         const long long nq = (long long)*(volatile unsigned long long*)&ctl[r];
         if (nq == 0 || l - k + 1 >= max_levels || (nq <= prev_nq && nq < min_nq)) {
@@ -923,6 +933,8 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 #define QCOUNT 24               // ctl word: length of a queue made from a bitmap
 #define HANDOFF 25              // ctl words: the Walk a team hands over (2 x 10 words, by
                                 // the parity of the teams formed)
+#define CUT 45                  // ctl words: the vertices a pull level cut at its cap without
+                                // a parent (pull_level's c_cut), by the level modulo 3
 
 // Barrier of `count` blocks of a resident grid (its first `count`, or all of it), as
 // grid_sync; a block that expects a long wait pauses between polls, at most `wait_ns` (0:
@@ -1019,6 +1031,8 @@ struct Search {
     long long wait_ns;                 // blocks_sync's pause of the blocks outside a team
     long long bits_edges;              // push_team: a grid's level of this many out-edges
                                        // leaves a bitmap
+    long long long_if_cut;             // pull_team: pull_long only where pull_level cut a
+                                       // list without a parent
     unsigned long long* trace; long long trace_len;
 
     __device__ __forceinline__ I* queue(long long i) const { return queues + i * n; }
@@ -1102,14 +1116,17 @@ __device__ __forceinline__ bool end_level(const Search<I>& S, Walk& w, bool pull
     return next <= T && (T == 1 || (next > 1 && 4 * next > T));
 }
 
-// Pull levels by the whole grid while the rule pulls (pull_level, then pull_long for the
-// long in-lists; the frontier made a bitmap first if it is a queue). `cnt`: the team's zeroed counters (BANK words, each
-// level's in a slot of four); `cache`: HC words of shared memory for the hub cache; w: this
-// block's Walk, which its thread 0 updates after each level.
+// Pull levels by the whole grid while the rule pulls (pull_level, then, after a barrier,
+// pull_long for the long in-lists: on every level, or (S.long_if_cut) only on one where
+// pull_level cut some list without a parent, which all blocks read after that barrier;
+// the frontier made a bitmap first if it is a queue). `cnt`: the team's zeroed counters
+// (BANK words, each level's in a slot of four); `cache`: HC words of shared memory for the
+// hub cache; w: this block's Walk, which its thread 0 updates after each level. Each level
+// zeroes the CUT word of the next (push_team too), last read two levels before.
 template <typename I>
 __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned long long* cnt,
                                           unsigned long long* cache) {
-    __shared__ bool go_on;
+    __shared__ bool go_on, longs;
     unsigned int gen = 0;
     unsigned int* tbar = S.bar + 2;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&tbar[1];
@@ -1121,25 +1138,33 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
         team_sync<false>(tbar, gen, G);
     }
     for (int r = 0;; r = (r + 1) % 3) {
+        const long long cur = w.cur;
+        const int level = (int)w.k + 1;
         if (blockIdx.x == 0 && threadIdx.x == 0) {     // slot of the next level, last read
             unsigned long long* z = cnt + 4 * ((r + 1) % 3);          // two levels ago
             z[0] = z[1] = z[2] = z[3] = 0;
+            S.ctl[CUT + (level + 1) % 3] = 0;
         }
         unsigned long long* c = cnt + 4 * r;
-        const long long cur = w.cur;
-        const int level = (int)w.k + 1;
+        unsigned long long* cut = S.ctl + CUT + level % 3;
         pull_level<I, true>(S.tptr, S.tind, S.pk, S.heads, S.n, S.st, level, S.pv,
                             (unsigned char*)nullptr, S.lv, (unsigned char*)nullptr,
                             S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg, S.bitmap(cur),
                             S.bitmap(1 - cur), (int)S.serial, S.pull_cap, cache, c, c + 1,
-                            c + 3, c + 2);
-        if (S.nlong) {
-            team_sync<false>(tbar, gen, G);
-            pull_long(S.tptr, S.tind, S.pk, S.long_items, S.nlong, S.pull_chunk, S.st, level,
-                      S.pv, S.lv, S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg,
-                      S.bitmap(cur), S.bitmap(1 - cur), cache, c, c + 1, c + 3, c + 2);
-        }
+                            c + 3, c + 2, S.nlong ? cut : nullptr);
         team_sync<false>(tbar, gen, G);
+        if (S.nlong) {
+            if (threadIdx.x == 0)
+                longs = !S.long_if_cut || *(volatile unsigned long long*)cut != 0;
+            __syncthreads();
+            if (longs) {
+                pull_long(S.tptr, S.tind, S.pk, S.long_items, S.nlong, S.pull_chunk, S.st,
+                          level, S.pv, S.lv, S.pv != nullptr, S.indptr, S.in_ptr, S.hc,
+                          S.hub_deg, S.bitmap(cur), S.bitmap(1 - cur), cache, c, c + 1, c + 3,
+                          c + 2);
+                team_sync<false>(tbar, gen, G);
+            }
+        }
         if (threadIdx.x == 0) go_on = end_level(S, w, true, true, G, c);
         __syncthreads();
         if (!go_on) return;
@@ -1185,6 +1210,7 @@ __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long
         if (member == 0 && threadIdx.x == 0) {         // slot of the next level, last read
             unsigned long long* z = cnt + 4 * ((r + 1) % 3);          // two levels ago
             z[0] = z[1] = z[2] = z[3] = 0;
+            S.ctl[CUT + (w.k + 2) % 3] = 0;
         }
         unsigned long long* c = cnt + 4 * r;
         push_level<I, SOLO>(S.indptr, S.indices, S.in_ptr,
