@@ -500,6 +500,22 @@ MUTATIONS = (
         ["tests/test_gpu_executor.py::test_matrix_without_loops_and_cache",
          "tests/test_gpu_scc.py::test_generated_classes_match_scipy"]),
     _mutation(
+        "gpu-search-pull-long-never",
+        "the search's pull levels never share out the rest of the long in-lists: vertices "
+        "whose parents lie beyond the cap are left unvisited",
+        "gpu_backend/kernels/bfs.cu",
+        "longs = !S.long_if_cut || *(volatile unsigned long long*)cut != 0;",
+        "longs = !S.long_if_cut;",
+        ["tests/test_gpu_bfs.py::test_search_paths_on_generator_classes",
+         "tests/test_gpu_bfs.py::test_search_where_long_in_lists_cluster"]),
+    _mutation(
+        "gpu-search-grid-queue-uncounted",
+        "a push level of the whole grid that leaves a queue takes it for a bitmap",
+        "gpu_backend/kernels/bfs.cu",
+        "if (threadIdx.x == 0) go_on = end_level(S, w, false, to_bits, T, c);",
+        "if (threadIdx.x == 0) go_on = end_level(S, w, false, grid_team, T, c);",
+        ["tests/test_gpu_bfs.py::test_search_paths_on_generator_classes"]),
+    _mutation(
         "gpu-msf-edges-in-pair-order",
         "the gpu edge list stays in (u, v) order: its ids are not the edges' ranks",
         "gpu_backend/msf_steps.py",
