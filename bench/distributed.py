@@ -38,10 +38,12 @@ Graph500's reference BFS (github.com/graph500/graph500, commit f89d643, the fold
 (``-fcommon``: its sources define one global in two files, which GCC 10 and later refuse
 by default.) It draws its own Kronecker graph of the same scale, edge factor and
 initiator (another random stream, so not the same edges), runs 64 roots and validates
-each (``SKIP_VALIDATION=1`` skips that; for fewer roots, where its one-rank runs take
-minutes, make its count read ``NBFS`` before building: ``sed -i 's/int num_bfs_roots =
-64;/int num_bfs_roots = getenv("NBFS") ? atoi(getenv("NBFS")) : 64;/' main.c``); its row holds the median time of those and its harmonic-mean TEPS, which count each
-input edge of a root's component once (ours count stored entries, both directions).
+each (``SKIP_VALIDATION=1`` skips that); its row holds the median time of those and its
+harmonic-mean TEPS, which count each input edge of a root's component once (ours count
+stored entries, both directions). For fewer roots, where its one-rank runs take minutes,
+make its count read ``NBFS`` before building::
+
+    sed -i 's/roots = 64;/roots = getenv("NBFS") ? atoi(getenv("NBFS")) : 64;/' main.c
 
 Writes ``bench/results/distributed_<host>.json``: ``{"rows": [{"graph", "task",
 "ranks", "gpus", "implementation", "backend", "seconds"}], ...}`` with the machine and
