@@ -36,7 +36,7 @@ import cupy as cp
 import numpy as np
 
 from . import _module
-from .storage import device_index_dtype, ensure_fits
+from .storage import device_index_dtype, ensure_fits, out_of_core_now
 
 #: The first phase runs on the lightest ``LIGHT_PER_VERTEX * n`` edges (a forest has < n).
 #: 1 was fastest on Kronecker 20..22 and the 2000x2000 grid on an H100 (tried 1, 2, 3, 5;
@@ -180,7 +180,9 @@ class _Run:
     """Device state of one call: the count words (``cnt[0]``, ``cnt[1]``: list lengths;
     ``cnt[2]``: forest edges; ``cnt[3:5]``: the fused kernel's results; ``cnt[5]``: forest
     edges joined; zeroed by the first kernel), two candidate lists (edge ids), union-find,
-    two minkey arrays and the forest's ids, all in one allocation; and the outputs: the
+    two minkey arrays and the forest's ids, all in one allocation (out of core, each its
+    own, so that the union-find and the minkey arrays, which every round reads at random,
+    stay in device memory while the lists go to managed memory); and the outputs: the
     forest's rows and weights (room for ``n - 1``) and the labels. Round by round the lists
     and the minkey arrays alternate together: the next round reads list ``i`` and
     ``minkey[i]``."""
@@ -190,10 +192,13 @@ class _Run:
         self.I, self.n = I, n
         cap = max(1, n - 1)
         sizes = (_CNT * 8 // I.itemsize, E.m, E.m, n, 2 * n, cap)
-        scratch, parts, at = cp.empty(sum(sizes), dtype=I), [], 0
-        for size in sizes:
-            parts.append(scratch[at:at + size])
-            at += size
+        if out_of_core_now():       # apart: only the lists are large enough to be managed
+            parts = [cp.empty(size, dtype=I) for size in sizes]
+        else:
+            scratch, parts, at = cp.empty(sum(sizes), dtype=I), [], 0
+            for size in sizes:
+                parts.append(scratch[at:at + size])
+                at += size
         cnt, *self.lists, self.parent, self.both, self.forest = parts
         self.cnt = cnt.view(np.uint64)
         self.minkey = [self.both[:n], self.both[n:]]
