@@ -35,8 +35,9 @@ uniform: BFS, MSF, connected components; ``mesh256`` has 16.8M vertices). A row'
 enough for one device call of a few minutes with the tests.
 
 Usage: ``python bench/gpu_outofcore.py [--quick] [--graphs kron24,kron24d,kron25,mesh256]
-[--caps 0.25,0.125] [--advice host,read_mostly] [--cpu compiled|scipy] [--repeats 3]
-[--sources 4] [--out FILE]``
+[--tasks bfs,msf,cc,scc] [--caps 0.25,0.125] [--advice host,read_mostly]
+[--cpu compiled|scipy|none] [--repeats 3] [--sources 4] [--out FILE]`` (``--tasks``: of
+each graph's tasks, only these; ``--cpu none``: no cpu-executor rows).
 """
 
 from __future__ import annotations
@@ -218,13 +219,15 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--graphs", default="kron24,kron24d,kron25,kron25d,mesh256")
+    ap.add_argument("--tasks", default="bfs,msf,cc,scc")
     ap.add_argument("--caps", default="0.25,0.125")
     ap.add_argument("--advice", default="host,read_mostly")
-    ap.add_argument("--cpu", choices=("compiled", "scipy"), default="compiled")
+    ap.add_argument("--cpu", choices=("compiled", "scipy", "none"), default="compiled")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sources", type=int, default=4)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    args.cpu = None if args.cpu == "none" else args.cpu
     if args.quick:
         args.graphs, args.repeats, args.sources = "kron18,kron18d", 2, 2
     args.caps = [float(c) for c in args.caps.split(",")]
@@ -249,7 +252,7 @@ def main(argv=None) -> None:
         G, tasks = graph(name)
         print(f"{name}: n={G.n:,} stored={G.nstored:,} built in "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
-        for task in tasks:
+        for task in (t for t in tasks if t in args.tasks.split(",")):
             task_rows = bench_task(name, G, task, args)
             print_table(task_rows, COLUMNS)
             rows += task_rows
