@@ -60,7 +60,7 @@ from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
 from . import _module, host_handover
-from .storage import ensure_fits, out_of_core_now
+from .storage import ensure_fits, out_of_core_now, streamed
 from .vector import GpuVector
 
 HC = 2048                      # hub cache slots (bfs.cu)
@@ -266,9 +266,17 @@ def working_set(n: int, index_dtype, blocks: int = 0) -> int:
     """Device bytes of one search's scratch on ``n`` vertices (kept with the graph; the
     int64 outputs included), besides the CSR, its transpose and their pull lists:
     status, queues, degrees and outputs per vertex, the frontier bitmaps, a word per
-    block (``blocks``), the hub cache and the control words."""
-    per_vertex = 4 + 2 * np.dtype(index_dtype).itemsize + 16 + 16
-    return n * per_vertex + 8 * ((n + 31) // 32) + 8 * (blocks + HC + _SEARCH_CTL) + 16
+    block (``blocks``), the hub cache and the control words; :func:`streamed_set` of
+    them are streamed vertex arrays."""
+    return (4 * n + streamed_set(n, index_dtype) + 8 * ((n + 31) // 32)
+            + 8 * (blocks + HC + _SEARCH_CTL) + 16)
+
+
+def streamed_set(n: int, index_dtype) -> int:
+    """The bytes of :func:`working_set` that the search reads in order or writes once,
+    in managed memory out of core (``storage.streamed``): the two frontier queues, the
+    out-degrees beside their entries and the two int64 outputs."""
+    return n * (2 * np.dtype(index_dtype).itemsize + 16 + 16)
 
 
 def pull_list_cap(in_degree: np.ndarray, warps: int) -> int:
@@ -324,8 +332,9 @@ class _SearchPlan:
         words = (n + 31) // 32
         ensure_fits(working_set(n, I, self.blocks), "bfs_search")
         self.st = cp.empty(n, dtype=np.int32)
-        self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32),     # bits
-                        cp.empty(2 * n, dtype=I), cp.empty(2 * n, dtype=np.int64),  # queues
+        with streamed():                                  # (out of core: managed memory)
+            queues = (cp.empty(2 * n, dtype=I), cp.empty(2 * n, dtype=np.int64))
+        self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32), *queues,   # bits
                         cp.empty(self.blocks, dtype=np.int64), cp.empty(HC, dtype=np.uint64),
                         cp.empty(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
@@ -450,7 +459,8 @@ class BfsSteps:
         n = G.n
         # the outputs as arrays over one raw allocation: cupy.empty and a view of it for
         # each output took 4.2-6.0 µs of host time, this 1.7-4.9 µs (H200 host)
-        out = cp.cuda.alloc(8 * n * (levels + parents))
+        with streamed():                                  # (out of core: managed memory)
+            out = cp.cuda.alloc(8 * n * (levels + parents))
         level = cp.ndarray((n,), np.int64, out) if levels else None
         parent = cp.ndarray((n,), np.int64, out + 8 * n * levels) if parents else None
         pv = out.ptr + 8 * n * levels if parents else _NULL

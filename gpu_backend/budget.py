@@ -32,7 +32,8 @@ def needs(ex, G, task: str) -> dm.Needs:
             n, s, I.itemsize, fraction)
         pulls = dm.pull_list_bytes(n, s, I.itemsize, ex.hub_first_pull,
                                    int(G.in_degree().max(initial=0)))
-        return dm.add(both, pulls, packed, dm.Needs(0, 0, bfs_steps.working_set(n, I)))
+        scratch, streamed = bfs_steps.working_set(n, I), bfs_steps.streamed_set(n, I)
+        return dm.add(both, pulls, packed, dm.Needs(0, 0, scratch - streamed, streamed))
     if task == "msf":
         cached = msf_steps._EDGE_LIST in G._cache
         m = G._cache[msf_steps._EDGE_LIST].m if cached else s // 2

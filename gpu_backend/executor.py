@@ -142,7 +142,8 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     def placement(self, G, task: str):
         """Run one call of ``task`` on ``G`` as :meth:`plan` places it: out of core, the
         arrays it makes of more than ``device_memory.VERTEX_ARRAY_BYTES`` a vertex (the
-        adjacency, the edge scratch), and any that the budget refuses, are CUDA managed
+        adjacency, the edge scratch), its streamed vertex arrays (a BFS's queues and
+        outputs, ``storage.streamed``), and any that the budget refuses, are CUDA managed
         memory advised as :attr:`managed_advice` says (``storage.out_of_core``); the
         kernels are the same. A BFS out of core reads its pull lists in storage order
         (:attr:`hub_first_pull` needs a sorted copy of the transpose). The plan is kept in
@@ -166,7 +167,8 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         self.last_managed_bytes = 0
         if plan.mode == RESIDENT:
             return nullcontext(plan)
-        host_memory.ensure(plan.needs.adjacency + plan.needs.edge_scratch,
+        needs = plan.needs
+        host_memory.ensure(needs.adjacency + needs.edge_scratch + needs.streamed,
                            f"{task} on {G!r} out of core (managed memory, in host memory)")
         return self._out_of_core(plan)
 

@@ -264,19 +264,21 @@ def _advise(ptr: int, size: int, advice: int, location: int) -> None:
 
 class ManagedAllocator:
     """The CuPy allocator of an out-of-core call: an allocation of ``managed_from`` bytes
-    or more, or one that the memory pool refuses (its limit), is CUDA managed memory
-    advised as ``advice`` says (:data:`MANAGED_ADVICE`); the others come from the pool.
-    ``managed_bytes`` counts what it placed in managed memory."""
+    or more, one made within :func:`streamed` (``always``), or one that the memory pool
+    refuses (its limit), is CUDA managed memory advised as ``advice`` says
+    (:data:`MANAGED_ADVICE`); the others come from the pool. ``managed_bytes`` counts what
+    it placed in managed memory."""
 
     def __init__(self, managed_from: int, advice: str):
         if advice not in MANAGED_ADVICE:
             raise ValueError(f"managed advice must be one of {MANAGED_ADVICE}, got {advice!r}")
         self.managed_from, self.advice = managed_from, advice
         self.pool = cp.get_default_memory_pool()
+        self.always = False
         self.managed_bytes = 0
 
     def __call__(self, size: int) -> cp.cuda.MemoryPointer:
-        if size < self.managed_from or not size:
+        if not size or not self.always and size < self.managed_from:
             try:
                 return self.pool.malloc(size)
             except cp.cuda.memory.OutOfMemoryError:
@@ -304,6 +306,30 @@ def out_of_core(managed_from: int, advice: str = "host"):
             yield allocator
     finally:
         _placement.allocator = outer
+
+
+@contextmanager
+def streamed():
+    """Within :func:`out_of_core`, the arrays made in this context are managed memory
+    whatever their size: the streamed vertex arrays
+    (:class:`lagraph_py.device_memory.Needs`), which the kernels read in order or write
+    once; elsewhere nothing changes.
+
+    Examples
+    --------
+    >>> import cupy as cp
+    >>> with streamed():
+    ...     queue = cp.empty(8, dtype=cp.int32)
+    """
+    allocator = getattr(_placement, "allocator", None)
+    if allocator is None:
+        yield
+        return
+    outer, allocator.always = allocator.always, True
+    try:
+        yield
+    finally:
+        allocator.always = outer
 
 
 def out_of_core_now() -> bool:

@@ -2,22 +2,25 @@
 on sizes only (no CuPy), so that the planning is the same, and tested, on any machine.
 
 A call of a task (``"bfs"``, ``"msf"``, ``"scc"``, ``"cc"``) on a graph of ``n`` vertices
-and ``s`` stored entries holds three kinds of device arrays (a :class:`Needs`):
+and ``s`` stored entries holds four kinds of device arrays (a :class:`Needs`):
 
 - the **adjacency**: what the kernels read per stored entry (column indices of the CSR and
   of its transpose, the BFS pull lists, packed or not, the MSF edge list), cached with
   the Graph;
 - **edge scratch**: per-entry arrays one call makes and frees (MSF candidate lists, the SCC
   arcs gathered, the sort that orders the BFS pull lists);
-- **vertex arrays**: row pointers and per-vertex state (status, queues, labels, outputs).
+- **vertex arrays**: row pointers and per-vertex state (status, labels, union-find);
+- **streamed vertex arrays**: per-vertex arrays that the kernels read in order or write
+  once (a BFS's frontier queues, the out-degrees beside their entries, its outputs).
 
 :func:`plan` places a call for the bytes a budget leaves (:class:`DevicePlan`):
 ``"resident"`` where all of it fits; ``"managed"`` (out of core) where only the vertex
-arrays fit: every allocation of :func:`managed_threshold` bytes or more (the adjacency
-and the edge scratch) is then CUDA managed memory, by default kept in host memory and read
-by the kernels over the host link, and any allocation the budget refuses goes there too,
-so the call never fails half-way; where not even the vertex arrays fit, a ``MemoryError``
-that names the bytes needed and free, before any work. The gpu executor
+arrays fit: the streamed vertex arrays and every allocation of :func:`managed_threshold`
+bytes or more (the adjacency and the edge scratch) are then CUDA managed memory, by
+default kept in host memory and read by the kernels over the host link, and any
+allocation the budget refuses goes there too, so the call never fails half-way; where not
+even the vertex arrays fit, a ``MemoryError`` that names the bytes needed and free, before
+any work. The gpu executor
 (``gpu_backend.budget``) fills in the sizes from each of its rooms' working sets.
 
 Examples
@@ -25,7 +28,7 @@ Examples
 >>> p = plan("bfs", Needs(adjacency=4000, edge_scratch=0, vertex=900), held=0,
 ...          budget=2000, n=100_000)
 >>> p.mode, p.managed_from
-('managed', 2400001)
+('managed', 1600001)
 >>> plan("bfs", Needs(4000, 0, 900), held=0, budget=800, n=100, what="bfs on G")
 Traceback (most recent call last):
 MemoryError: bfs on G needs 900 bytes of GPU memory; 800 are free (its vertex arrays, the least it runs with: its adjacency out of core, in managed memory)
@@ -39,10 +42,12 @@ import numpy as np
 
 RESIDENT, MANAGED = "resident", "managed"
 TASKS = ("bfs", "msf", "scc", "cc")
-#: The largest vertex array any task allocates is 3 words a vertex (the BFS's two int64
-#: outputs in one array take 2, its queues with their degrees 2 to 3); in managed mode an
-#: allocation of more than this many bytes a vertex is taken to be per stored entry.
-VERTEX_ARRAY_BYTES = 24
+#: The largest vertex array a task keeps in device memory is 2 words a vertex (the MSF's
+#: two minkey arrays of 64-bit ids in one, the SCC's signature pairs, connected
+#: components' first entries of each row); in managed mode an allocation of more than
+#: this many bytes a vertex is taken to be per stored entry (a 3-D mesh's column indices
+#: are 24 bytes a vertex). The BFS's queues and outputs, 2 to 3 words, are streamed.
+VERTEX_ARRAY_BYTES = 16
 #: ... and at least this many bytes: smaller arrays (control words, barriers, counters
 #: that kernels poll or update atomically) stay in device memory.
 MANAGED_FLOOR = 1 << 20
@@ -62,10 +67,11 @@ class Needs:
     adjacency: int
     edge_scratch: int
     vertex: int
+    streamed: int = 0
 
     @property
     def total(self) -> int:
-        return self.adjacency + self.edge_scratch + self.vertex
+        return self.adjacency + self.edge_scratch + self.vertex + self.streamed
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,7 @@ def managed_threshold(n: int) -> int:
     Examples
     --------
     >>> managed_threshold(10) == MANAGED_FLOOR, managed_threshold(1 << 20)
-    (True, 25165825)
+    (True, 16777217)
     """
     return max(VERTEX_ARRAY_BYTES * n + 1, MANAGED_FLOOR)
 
@@ -120,7 +126,8 @@ def plan(task: str, needs: Needs, *, held: int, budget: int, n: int,
     """
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
-    if max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex <= budget:
+    if (max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex + needs.streamed
+            <= budget):
         return DevicePlan(task, RESIDENT, needs, held, budget, None)
     if needs.vertex > budget + held_on_device:
         raise MemoryError(f"{what or task} needs {needs.vertex - held_on_device:,} bytes of "
@@ -136,7 +143,7 @@ def csr_bytes(n: int, nstored: int, isize: int) -> Needs:
     Examples
     --------
     >>> csr_bytes(3, 4, 4)
-    Needs(adjacency=16, edge_scratch=0, vertex=16)
+    Needs(adjacency=16, edge_scratch=0, vertex=16, streamed=0)
     """
     return Needs(nstored * isize, 0, (n + 1) * isize)
 
@@ -151,9 +158,9 @@ def pull_list_bytes(n: int, nstored: int, isize: int, hub_first: bool,
     Examples
     --------
     >>> pull_list_bytes(10, 100, 4, False)
-    Needs(adjacency=0, edge_scratch=0, vertex=40)
+    Needs(adjacency=0, edge_scratch=0, vertex=40, streamed=0)
     >>> pull_list_bytes(10, 100, 4, True)
-    Needs(adjacency=400, edge_scratch=4960, vertex=40)
+    Needs(adjacency=400, edge_scratch=4960, vertex=40, streamed=0)
     >>> pull_list_bytes(10, 2**30, 4, True, longest_row=2**22).edge_scratch == 48 * 2**22 + 160
     True
     """
@@ -200,7 +207,7 @@ def packed_list_bytes(n: int, nstored: int, isize: int, fraction: float) -> Need
     Examples
     --------
     >>> packed_list_bytes(10, 100, 4, 0.25)
-    Needs(adjacency=200, edge_scratch=900, vertex=44)
+    Needs(adjacency=200, edge_scratch=900, vertex=44, streamed=0)
     """
     return Needs(8 * round(nstored * fraction), (1 + 2 * isize) * nstored, (n + 1) * isize)
 
@@ -210,8 +217,8 @@ def add(*parts: Needs) -> Needs:
 
     Examples
     --------
-    >>> add(Needs(1, 2, 3), Needs(10, 20, 30))
-    Needs(adjacency=11, edge_scratch=22, vertex=33)
+    >>> add(Needs(1, 2, 3), Needs(10, 20, 30, 40))
+    Needs(adjacency=11, edge_scratch=22, vertex=33, streamed=40)
     """
     return Needs(sum(p.adjacency for p in parts), sum(p.edge_scratch for p in parts),
-                 sum(p.vertex for p in parts))
+                 sum(p.vertex for p in parts), sum(p.streamed for p in parts))

@@ -22,12 +22,13 @@ sizes = st.integers(0, 1 << 40)
 
 
 @settings(max_examples=300, deadline=None)
-@given(adjacency=sizes, scratch=sizes, vertex=sizes, held=sizes, budget=sizes,
-       n=st.integers(0, 1 << 33), on_device=st.floats(0, 1))
-def test_plan_places_by_what_fits(adjacency, scratch, vertex, held, budget, n, on_device):
+@given(adjacency=sizes, scratch=sizes, vertex=sizes, streamed=sizes, held=sizes,
+       budget=sizes, n=st.integers(0, 1 << 33), on_device=st.floats(0, 1))
+def test_plan_places_by_what_fits(adjacency, scratch, vertex, streamed, held, budget, n,
+                                  on_device):
     held_on_device = int(held * on_device)
-    needs = dm.Needs(adjacency, scratch, vertex)
-    resident = max(0, adjacency - held) + scratch + vertex
+    needs = dm.Needs(adjacency, scratch, vertex, streamed)
+    resident = max(0, adjacency - held) + scratch + vertex + streamed
     if vertex - held_on_device > budget and resident > budget:
         with pytest.raises(MemoryError, match=f"x needs {vertex - held_on_device:,} bytes of "
                                               f"GPU memory; {budget:,} are free"):
@@ -56,6 +57,14 @@ def test_plan_boundaries():
     assert dm.plan("msf", needs, held=1040, budget=60, n=1, held_on_device=40).mode == dm.MANAGED
     with pytest.raises(MemoryError, match="msf needs 60 bytes of GPU memory; 59 are free"):
         dm.plan("msf", needs, held=1040, budget=59, n=1, held_on_device=40)
+    # streamed vertex arrays count for a resident call, not for one out of core
+    streams = dm.Needs(1000, 200, 100, 50)
+    assert dm.plan("bfs", streams, held=0, budget=1350, n=1).mode == dm.RESIDENT
+    assert dm.plan("bfs", streams, held=0, budget=1349, n=1).mode == dm.MANAGED
+    assert dm.plan("bfs", streams, held=0, budget=100, n=1).mode == dm.MANAGED
+    with pytest.raises(MemoryError, match="bfs needs 100 bytes of GPU memory; 99 are free"):
+        dm.plan("bfs", streams, held=0, budget=99, n=1)
+    assert streams.total == 1350
     with pytest.raises(ValueError, match="task"):
         dm.plan("pagerank", needs, held=0, budget=10**9, n=1)
 

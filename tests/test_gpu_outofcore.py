@@ -7,7 +7,7 @@ does not hold the vertex arrays is refused up front, before anything is allocate
 
 Two ways to make a small budget: :func:`budget_of` makes the plan see exactly the vertex
 arrays' bytes free (the pool is not limited, so arrays of at least ``managed_from`` bytes
-go to managed memory, here any array over 24 bytes a vertex); :func:`pool_limit` limits
+go to managed memory, here any array over 16 bytes a vertex); :func:`pool_limit` limits
 CuPy's pool for real, so the arrays the pool refuses spill to managed memory as well.
 Skipped where CuPy or a CUDA device is absent.
 """
@@ -55,7 +55,7 @@ def executor(advice="host") -> GpuExecutor:
 
 @contextmanager
 def budget_of(ex, G, task):
-    """The plan sees the call's vertex arrays free, no more; any array of more than 24
+    """The plan sees the call's vertex arrays free, no more; any array of more than 16
     bytes a vertex is managed (no floor)."""
     room = budget.needs(ex, G, task).vertex
     with mock.patch.object(storage, "free_bytes", lambda *_: room), \
@@ -208,7 +208,27 @@ def test_resident_needs_cover_what_a_call_builds(kron16):
     assert plan.mode == dm.RESIDENT
     held = storage.graph_bytes(G)
     assert plan.needs.adjacency <= held
-    assert held - plan.needs.adjacency <= plan.needs.vertex + SLACK
+    assert held - plan.needs.adjacency <= plan.needs.vertex + plan.needs.streamed + SLACK
+
+
+def test_an_out_of_core_bfs_streams_its_queues_and_outputs(kron16):
+    """Out of core, a BFS's frontier queues, the degrees beside them and its outputs (its
+    streamed vertex arrays, each smaller than ``managed_from``) are managed memory; its
+    status array stays in device memory; the results are unchanged."""
+    G0 = kron16[True]
+    want = run("bfs", G0, executor())
+    G = copy(G0)
+    ex = executor()
+    with budget_of(ex, G, "bfs"):
+        r = lg.bfs(G, 0, backend=ex)
+    assert ex.last_plan.mode == dm.MANAGED
+    managed = lambda a: isinstance(a.data.mem, cp.cuda.memory.ManagedMemory)  # noqa: E731
+    assert managed(r.level) and managed(r.parent)
+    search = next(v for k, v in G._cache.items() if k.startswith("gpu.bfs.search."))
+    status, _, queues, degrees = search._arrays[:4]
+    assert managed(queues) and managed(degrees) and not managed(status)
+    assert queues.nbytes < ex.last_plan.managed_from     # managed for what it is, not size
+    check_same("bfs", G, (host(r.level), host(r.parent)), want)
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))
