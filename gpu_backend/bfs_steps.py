@@ -332,9 +332,9 @@ class _SearchPlan:
         words = (n + 31) // 32
         ensure_fits(working_set(n, I, self.blocks), "bfs_search")
         self.st = cp.empty(n, dtype=np.int32)
-        with streamed():                                  # (out of core: managed memory)
+        with streamed():              # the queues and their degrees (out of core: managed)
             queues = (cp.empty(2 * n, dtype=I), cp.empty(2 * n, dtype=np.int64))
-        self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32), *queues,   # bits
+        self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32), *queues,  # st, bits
                         cp.empty(self.blocks, dtype=np.int64), cp.empty(HC, dtype=np.uint64),
                         cp.empty(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)

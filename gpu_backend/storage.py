@@ -278,7 +278,7 @@ class ManagedAllocator:
         self.managed_bytes = 0
 
     def __call__(self, size: int) -> cp.cuda.MemoryPointer:
-        if not size or not self.always and size < self.managed_from:
+        if not size or (not self.always and size < self.managed_from):
             try:
                 return self.pool.malloc(size)
             except cp.cuda.memory.OutOfMemoryError:
