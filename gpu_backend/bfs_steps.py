@@ -60,7 +60,7 @@ from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
 from . import _module, host_handover
-from .storage import ensure_fits, out_of_core_now, streamed
+from .storage import ensure_fits, out_of_core_now, streamed_alloc
 from .vector import GpuVector
 
 HC = 2048                      # hub cache slots (bfs.cu)
@@ -274,7 +274,7 @@ def working_set(n: int, index_dtype, blocks: int = 0) -> int:
 
 def streamed_set(n: int, index_dtype) -> int:
     """The bytes of :func:`working_set` that the search reads in order or writes once,
-    in managed memory out of core (``storage.streamed``): the two frontier queues, the
+    in managed memory out of core (``storage.streamed_alloc``): the two frontier queues, the
     out-degrees beside their entries and the two int64 outputs."""
     return n * (2 * np.dtype(index_dtype).itemsize + 16 + 16)
 
@@ -332,8 +332,9 @@ class _SearchPlan:
         words = (n + 31) // 32
         ensure_fits(working_set(n, I, self.blocks), "bfs_search")
         self.st = cp.empty(n, dtype=np.int32)
-        with streamed():              # the queues and their degrees (out of core: managed)
-            queues = (cp.empty(2 * n, dtype=I), cp.empty(2 * n, dtype=np.int64))
+        # the queues and their degrees (out of core: managed memory)
+        queues = (cp.ndarray((2 * n,), I, streamed_alloc(2 * n * np.dtype(I).itemsize)),
+                  cp.ndarray((2 * n,), np.int64, streamed_alloc(16 * n)))
         self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32), *queues,  # st, bits
                         cp.empty(self.blocks, dtype=np.int64), cp.empty(HC, dtype=np.uint64),
                         cp.empty(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
@@ -459,8 +460,7 @@ class BfsSteps:
         n = G.n
         # the outputs as arrays over one raw allocation: cupy.empty and a view of it for
         # each output took 4.2-6.0 µs of host time, this 1.7-4.9 µs (H200 host)
-        with streamed():                                  # (out of core: managed memory)
-            out = cp.cuda.alloc(8 * n * (levels + parents))
+        out = streamed_alloc(8 * n * (levels + parents))   # (out of core: managed memory)
         level = cp.ndarray((n,), np.int64, out) if levels else None
         parent = cp.ndarray((n,), np.int64, out + 8 * n * levels) if parents else None
         pv = out.ptr + 8 * n * levels if parents else _NULL

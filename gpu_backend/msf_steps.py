@@ -36,7 +36,8 @@ import cupy as cp
 import numpy as np
 
 from . import _module
-from .storage import device_index_dtype, ensure_fits, out_of_core_now
+from .storage import (device_index_dtype, ensure_fits, free_bytes, in_managed_memory,
+                      out_of_core_now)
 
 #: The first phase runs on the lightest ``LIGHT_PER_VERTEX * n`` edges (a forest has < n).
 #: 1 was fastest on Kronecker 20..22 and the 2000x2000 grid on an H100 (tried 1, 2, 3, 5;
@@ -63,7 +64,7 @@ FUSED_EDGES = 1 << 24
 #: 2,264-2,463 / 2,256-2,313).
 FUSED_BLOCKS_PER_SM = 4
 BLOCK = 256
-_NO_LABEL = 0                  # null pointer argument: msf_flatten writes no labels
+_NULL = 0                      # a null pointer argument (msf_flatten: no labels, no flags)
 _CNT = 6                       # count words (msf.cu CNT)
 _EDGE_LIST = "gpu.msf.edges"
 
@@ -236,12 +237,15 @@ class _Run:
         in rank order (:meth:`order`); returns the forest's size."""
         _module.kernel("msf_init", self.I)(_grid(self.n), (BLOCK,),
                                            (self.n, self.parent, self.both, self.cnt))
-        self.collect(E, 0, self.nlight)
+        apart = self.light_on_device(E)
+        self.collect(0, self.nlight)
         self.rounds(LIGHT_ROUNDS, self.nlight)
         bound = self.nlight
         if self.nlight < E.m:
+            if apart:
+                self.light_back()
             self.flatten()                         # one hop to a root for the filter
-            self.collect(E, self.nlight, E.m)
+            self.collect(self.nlight, E.m)
             bound = E.m
         for _ in range(self.n.bit_length() // ROUNDS_PER_SYNC + 2):   # halving: <= log2(n) + 1
             self.rounds(ROUNDS_PER_SYNC, bound)
@@ -251,17 +255,22 @@ class _Run:
                 break
         else:
             raise RuntimeError("msf: Borůvka rounds made no progress on the gpu executor")
-        self.flatten(self.labels, flag_edges=E.m)
-        self.order(E, barrier)
+        # the forest's flags for order: a bit an edge, in the first list's block, free now;
+        # where that is managed memory, an array of their own (a thirty-second of a list)
+        words = (E.m + 31) // 32
+        flags = (cp.empty(words, dtype=np.uint32) if in_managed_memory(self.lists[0])
+                 else self.lists[0].view(np.uint32)[:words])
+        self.flatten(self.labels, flags, E.m)
+        self.order(E, flags, barrier)
         return int(counts[2])
 
-    def order(self, E, barrier) -> None:
+    def order(self, E, flags, barrier) -> None:
         """The forest's rows and weights in rank order (``msf_order``, a launch whose
-        blocks wait for each other; the flags cleared by the last :meth:`flatten`)."""
+        blocks wait for each other; ``flags`` cleared by the last :meth:`flatten`)."""
         _module.launch_resident(
             _module.kernel("msf_order", self.I), _grid(E.m)[0], BLOCK,
-            (self.forest, self.count(2), self.forest.size, E.m, E.ends, *self.lists,
-             self.src, self.dst, *self.output_weights(), barrier))
+            (self.forest, self.count(2), self.forest.size, E.m, E.ends, flags,
+             self.lists[1], self.src, self.dst, *self.output_weights(), barrier))
 
     def output_weights(self) -> tuple:
         """The kernels' weight arguments: the edges' weights by id (null when
@@ -273,11 +282,34 @@ class _Run:
     def count(self, j: int) -> int:
         return self.cnt.data.ptr + 8 * j
 
-    def collect(self, E, lo: int, hi: int) -> None:
+    def light_on_device(self, E) -> bool:
+        """Where the edge list is in managed memory (out of core) and has heavy edges, run
+        the light rounds on copies in device memory, if it has room for them: the light
+        edges' ends and two candidate lists of their size (the light rounds see no other
+        edge id), so that only the heavy edges' rounds read across the host link. Returns
+        whether it made them."""
+        size = self.nlight * self.I.itemsize
+        if not (self.nlight < E.m and in_managed_memory(E.ends)
+                and free_bytes(4 * size) >= 4 * size):
+            return False
+        self.apart = self.ends, self.lists, self.cap
+        self.ends = self.ends[:2 * self.nlight].copy()
+        self.lists = [cp.empty(self.nlight, dtype=self.I) for _ in range(2)]
+        self.cap = self.nlight
+        return True
+
+    def light_back(self) -> None:
+        """After the light rounds on copies: their candidates left (the current list, at
+        most ``nlight``) to the call's own list, whose ends are the edge list's."""
+        ends, lists, self.cap = self.apart
+        lists[self.i][:self.nlight] = self.lists[self.i]
+        self.ends, self.lists, self.apart = ends, lists, None
+
+    def collect(self, lo: int, hi: int) -> None:
         """Edges ``lo .. hi - 1`` that join two components join the current list."""
         _module.kernel("msf_collect", self.I)(
             _grid(hi - lo), (BLOCK,),
-            (E.ends, lo, hi, self.parent, self.minkey[self.i], self.lists[self.i],
+            (self.ends, lo, hi, self.parent, self.minkey[self.i], self.lists[self.i],
              self.count(self.i), self.cap))
 
     def rounds(self, count: int, bound: int) -> None:
@@ -297,10 +329,10 @@ class _Run:
                                     self.count(5), self.count(2)))
             self.i = o
 
-    def flatten(self, labels=None, flag_edges: int = 0) -> None:
+    def flatten(self, labels=None, flags=None, m: int = 0) -> None:
         """Point every vertex at its root (and write the roots to ``labels``); with
-        ``flag_edges``, also clear that many flags (the first list) for :meth:`order`."""
+        ``flags``, also clear their ``m`` bits for :meth:`order`."""
         _module.kernel("msf_flatten", self.I)(
-            _grid(max(self.n, flag_edges)), (BLOCK,),
-            (self.n, self.parent, _NO_LABEL if labels is None else labels,
-             self.lists[0] if flag_edges else _NO_LABEL, flag_edges))
+            _grid(max(self.n, -(-m // 32))), (BLOCK,),
+            (self.n, self.parent, _NULL if labels is None else labels,
+             _NULL if flags is None else flags, m))

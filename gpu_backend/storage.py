@@ -264,25 +264,27 @@ def _advise(ptr: int, size: int, advice: int, location: int) -> None:
 
 class ManagedAllocator:
     """The CuPy allocator of an out-of-core call: an allocation of ``managed_from`` bytes
-    or more, one made within :func:`streamed` (``always``), or one that the memory pool
-    refuses (its limit), is CUDA managed memory advised as ``advice`` says
-    (:data:`MANAGED_ADVICE`); the others come from the pool. ``managed_bytes`` counts what
-    it placed in managed memory."""
+    or more, or one that the memory pool refuses (its limit), is CUDA managed memory
+    advised as ``advice`` says (:data:`MANAGED_ADVICE`, :meth:`managed`); the others come
+    from the pool. ``managed_bytes`` counts what it placed in managed memory."""
 
     def __init__(self, managed_from: int, advice: str):
         if advice not in MANAGED_ADVICE:
             raise ValueError(f"managed advice must be one of {MANAGED_ADVICE}, got {advice!r}")
         self.managed_from, self.advice = managed_from, advice
         self.pool = cp.get_default_memory_pool()
-        self.always = False
         self.managed_bytes = 0
 
     def __call__(self, size: int) -> cp.cuda.MemoryPointer:
-        if not size or (not self.always and size < self.managed_from):
+        if not size or size < self.managed_from:
             try:
                 return self.pool.malloc(size)
             except cp.cuda.memory.OutOfMemoryError:
                 pass                                   # over the budget: managed instead
+        return self.managed(size)
+
+    def managed(self, size: int) -> cp.cuda.MemoryPointer:
+        """``size`` bytes of managed memory, advised."""
         ptr = cp.cuda.malloc_managed(size)
         if self.advice == "host":
             _advise(ptr.ptr, size, _ADVISE_PREFERRED_LOCATION, _LOCATION_HOST)
@@ -308,33 +310,31 @@ def out_of_core(managed_from: int, advice: str = "host"):
         _placement.allocator = outer
 
 
-@contextmanager
-def streamed():
-    """Within :func:`out_of_core`, the arrays made in this context are managed memory
-    whatever their size: the streamed vertex arrays
+def streamed_alloc(nbytes: int) -> cp.cuda.MemoryPointer:
+    """``nbytes`` of device memory for a streamed vertex array
     (:class:`lagraph_py.device_memory.Needs`), which the kernels read in order or write
-    once; elsewhere nothing changes.
+    once: within :func:`out_of_core`, managed memory whatever its size; elsewhere from the
+    current allocator, as ``cupy.cuda.alloc`` gives it (a call's hot path: no context).
 
     Examples
     --------
     >>> import cupy as cp
-    >>> with streamed():
-    ...     queue = cp.empty(8, dtype=cp.int32)
+    >>> queue = cp.ndarray((8,), cp.int32, streamed_alloc(32))
     """
     allocator = getattr(_placement, "allocator", None)
-    if allocator is None:
-        yield
-        return
-    outer, allocator.always = allocator.always, True
-    try:
-        yield
-    finally:
-        allocator.always = outer
+    if allocator is None or not nbytes:
+        return cp.cuda.alloc(nbytes)
+    return allocator.managed(nbytes)
 
 
 def out_of_core_now() -> bool:
     """Whether this thread is inside :func:`out_of_core`."""
     return getattr(_placement, "allocator", None) is not None
+
+
+def in_managed_memory(a: cp.ndarray) -> bool:
+    """Whether the device array ``a`` lies in CUDA managed memory (:func:`out_of_core`)."""
+    return isinstance(a.data.mem, cp.cuda.memory.ManagedMemory)
 
 
 def graph_bytes(G, managed: bool | None = None) -> int:
@@ -365,8 +365,7 @@ def _allocations(G) -> dict[int, tuple[int, bool]]:
 
     def visit(x) -> None:
         if isinstance(x, cp.ndarray):
-            mem = x.data.mem
-            allocations[mem.ptr] = (mem.size, isinstance(mem, cp.cuda.memory.ManagedMemory))
+            allocations[x.data.mem.ptr] = (x.data.mem.size, in_managed_memory(x))
         elif isinstance(x, (tuple, list)):
             for y in x:
                 visit(y)

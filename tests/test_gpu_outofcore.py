@@ -25,7 +25,7 @@ from conftest import cupy_or_skip
 cp = cupy_or_skip()
 
 import lagraph_py as lg  # noqa: E402
-from gpu_backend import GpuExecutor, budget, storage  # noqa: E402
+from gpu_backend import GpuExecutor, budget, msf_steps, storage  # noqa: E402
 from lagraph_py import device_memory as dm  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 from lagraph_py.results import BFSResult, MSFResult, exact_total  # noqa: E402
@@ -44,6 +44,7 @@ TASKS = {
 SLACK = 1 << 16
 SETTINGS = dict(max_examples=20, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
+managed = storage.in_managed_memory
 
 
 def executor(advice="host") -> GpuExecutor:
@@ -222,13 +223,55 @@ def test_an_out_of_core_bfs_streams_its_queues_and_outputs(kron16):
     with budget_of(ex, G, "bfs"):
         r = lg.bfs(G, 0, backend=ex)
     assert ex.last_plan.mode == dm.MANAGED
-    managed = lambda a: isinstance(a.data.mem, cp.cuda.memory.ManagedMemory)  # noqa: E731
     assert managed(r.level) and managed(r.parent)
     search = next(v for k, v in G._cache.items() if k.startswith("gpu.bfs.search."))
     status, _, queues, degrees = search._arrays[:4]
     assert managed(queues) and managed(degrees) and not managed(status)
     assert queues.nbytes < ex.last_plan.managed_from     # managed for what it is, not size
     check_same("bfs", G, (host(r.level), host(r.parent)), want)
+
+
+@pytest.mark.parametrize("limited", [False, True])
+def test_an_out_of_core_msf_runs_its_light_rounds_on_device_copies(kron16, limited):
+    """Out of core, the MSF's phases launched one by one (graphs past ``FUSED_EDGES``;
+    here every graph) run the light rounds on device copies of the light edges' ends and
+    of two candidate lists of their size, the heavy rounds on the managed lists; under a
+    real pool limit that leaves no room for the copies, on the managed arrays. The forest
+    is the resident one either way."""
+    G0 = kron16[False]
+    placed = []
+    light_on_device = msf_steps._Run.light_on_device
+
+    def spy(state, E):
+        lists = [managed(a) for a in state.lists]
+        made = light_on_device(state, E)
+        placed.append((made, lists, [managed(a) for a in (state.ends, *state.lists)]))
+        return made
+
+    with mock.patch.object(msf_steps, "FUSED_EDGES", 0):
+        want = run("msf", G0, executor())
+        G = copy(G0)
+        ex = executor()
+        with mock.patch.object(msf_steps._Run, "light_on_device", spy):
+            if limited:
+                pool = cp.get_default_memory_pool()
+                before = ex.memory_limit
+                ex.memory_limit = pool.used_bytes() + budget.needs(ex, G, "msf").vertex
+                try:
+                    out = run("msf", G, ex)
+                finally:
+                    ex.memory_limit = before
+            else:
+                out = out_of_core("msf", G, ex)
+    assert ex.last_plan.mode == dm.MANAGED
+    assert len(placed) == 1
+    made, lists, copies = placed[0]
+    assert lists == [True, True]
+    assert made == (not limited)
+    if made:
+        assert copies == [False, False, False]
+    check_same("msf", G, out, want)
+    lg.validate.msf(G, MSFResult(*out[:3], exact_total(out[2]), out[3]))
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))

@@ -218,30 +218,40 @@ __device__ __forceinline__ void flatten_phase(long long n, I* parent, long long*
     }
 }
 
+// Bit e of the bitmap flag.
+__device__ __forceinline__ bool flagged(const unsigned* flag, long long e) {
+    return (__ldcg(flag + (e >> 5)) >> (e & 31)) & 1u;
+}
+
 // The forest in rank order, with its rows, without a sort: the forest's k = *forest_count
-// (at most cap) edges are flagged among the m (flag: m words, zeroed by the caller before a
-// barrier), each block counts the flags of its share of the ids (part: a word per block),
-// and each block writes the rows of its flagged ids in order from the sum of the counts
-// before it: src[i], dst[i] = the ends of the i-th forest edge by rank, weight[i] = its
-// weight, copied bit for bit from weights (by edge id) of wsize bytes (4 or 8; 0: an
-// unweighted graph, weight[i] = 1 as int64). Every thread of the grid calls it.
+// (at most cap) edges are flagged among the m (flag: a bitmap, bit e of word e / 32, zeroed
+// by the caller before a barrier: a thirty-second of a list of m ids, so that out of core
+// it stays in device memory where the lists do not), each block counts the flags of its
+// share of the ids (part: a word per block), and each block writes the rows of its flagged
+// ids in order from the sum of the counts before it: src[i], dst[i] = the ends of the i-th
+// forest edge by rank, weight[i] = its weight, copied bit for bit from weights (by edge id)
+// of wsize bytes (4 or 8; 0: an unweighted graph, weight[i] = 1 as int64). Every thread of
+// the grid calls it.
 template <typename I>
 __device__ __forceinline__ void order_phase(const I* forest, const u64* forest_count, u64 cap,
-                                            long long m, const I* __restrict__ ends, I* flag,
-                                            I* part, long long* src, long long* dst,
+                                            long long m, const I* __restrict__ ends,
+                                            unsigned* flag, I* part, long long* src,
+                                            long long* dst,
                                             const void* weights, int wsize, void* weight,
                                             unsigned int* bar, unsigned int& gen) {
     const long long k = (long long)min(__ldcg(forest_count), cap);   // more: the host reports
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += stride)
-        flag[__ldcg(forest + i)] = 1;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += stride) {
+        const long long e = (long long)__ldcg(forest + i);
+        atomicOr(flag + (e >> 5), 1u << (e & 31));
+    }
     grid_sync(bar, gen);
     const long long share = (m + stride - 1) / stride * blockDim.x;     // whole tiles a block
     const long long lo = blockIdx.x * share, hi = min(m, lo + share);
     int count = 0;
     for (long long base = lo; base < hi; base += blockDim.x) {
         const long long e = base + threadIdx.x;
-        count += __syncthreads_count(e < hi && __ldcg(flag + e));
+        count += __syncthreads_count(e < hi && flagged(flag, e));
     }
     if (threadIdx.x == 0) part[blockIdx.x] = (I)count;
     grid_sync(bar, gen);
@@ -250,7 +260,7 @@ __device__ __forceinline__ void order_phase(const I* forest, const u64* forest_c
     block_excl_scan(mine, &before);              // (its total: the sum over this block)
     for (long long base = lo; base < hi; base += blockDim.x) {
         const long long e = base + threadIdx.x;
-        const bool in = e < hi && __ldcg(flag + e);
+        const bool in = e < hi && flagged(flag, e);
         const long long at = before + block_excl_scan(in ? 1LL : 0LL, &total);
         if (in) {
             src[at] = ends[2 * e];
@@ -266,12 +276,12 @@ __device__ __forceinline__ void order_phase(const I* forest, const u64* forest_c
     }
 }
 
-// flag[0..m) = 0 (the lists' block, free once the rounds are over).
-template <typename I>
-__device__ __forceinline__ void clear_phase(I* flag, long long m) {
+// The m bits of flag = 0.
+__device__ __forceinline__ void clear_phase(unsigned* flag, long long m) {
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += stride)
-        flag[e] = 0;
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < (m + 31) / 32;
+         w += stride)
+        flag[w] = 0;
 }
 
 // The phases as kernels of their own, launched one by one by the host (large graphs; the
@@ -309,9 +319,10 @@ __global__ void msf_shrink(const I* list, const u64* count, const I* __restrict_
 }
 
 // Every vertex at its root (labels: the roots, unless null); with flag (not null), also
-// flag[0..m) = 0 for msf_order.
+// its m bits = 0 for msf_order.
 template <typename I>
-__global__ void msf_flatten(long long n, I* parent, long long* label, I* flag, long long m) {
+__global__ void msf_flatten(long long n, I* parent, long long* label, unsigned* flag,
+                            long long m) {
     flatten_phase(n, parent, label);
     if (flag) clear_phase(flag, m);
 }
@@ -320,8 +331,8 @@ __global__ void msf_flatten(long long n, I* parent, long long* label, I* flag, l
 template <typename I>
 __global__ void __launch_bounds__(256)
 msf_order(const I* forest, const u64* forest_count, u64 cap, long long m,
-          const I* __restrict__ ends, I* flag, I* part, long long* src, long long* dst,
-          const void* weights, int wsize, void* weight, unsigned int* bar) {
+          const I* __restrict__ ends, unsigned* flag, I* part, long long* src,
+          long long* dst, const void* weights, int wsize, void* weight, unsigned int* bar) {
     unsigned int gen = 0;
     if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     order_phase(forest, forest_count, cap, m, ends, flag, part, src, dst, weights, wsize,
@@ -380,9 +391,10 @@ msf_fused(const I* __restrict__ ends, long long m, long long nlight, int light_r
         ++rounds;
     }
     flatten_phase(n, parent, label);
-    clear_phase(list0, m);
+    clear_phase((unsigned*)list0, m);          // (the lists' block, free once the rounds end)
     if (blockIdx.x == 0 && threadIdx.x == 0) cnt[3] = rounds;
     grid_sync(bar, gen);
-    order_phase(forest, cnt + 2, forest_cap, m, ends, list0, list1, src, dst, weights, wsize,
+    order_phase(forest, cnt + 2, forest_cap, m, ends, (unsigned*)list0, list1, src, dst,
+                weights, wsize,
                 weight, bar, gen);
 }
