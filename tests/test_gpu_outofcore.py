@@ -128,6 +128,17 @@ def test_hypothesis_graphs_out_of_core_equal_the_cpu(task, G):
         np.testing.assert_array_equal(out[0], scc_labels(G))
 
 
+@settings(**SETTINGS)
+@given(G=graphs(max_n=40, min_n=1))
+def test_hypothesis_graphs_out_of_core_msf_launched_phase_by_phase_equal_the_cpu(G):
+    """The MSF's phases launched one by one (``FUSED_EDGES`` 0) out of core, where the
+    light and the heavy rounds run on device copies whenever the edge list is managed."""
+    G = undirected(G)
+    with mock.patch.object(msf_steps, "FUSED_EDGES", 0):
+        out = out_of_core("msf", G, executor())
+    check_same("msf", G, out, run("msf", G, CPU))
+
+
 @pytest.fixture(scope="module")
 def kron16():
     return {True: lg.generate.kronecker(16, seed=5, directed=True),
@@ -232,27 +243,32 @@ def test_an_out_of_core_bfs_streams_its_queues_and_outputs(kron16):
 
 
 @pytest.mark.parametrize("limited", [False, True])
-def test_an_out_of_core_msf_runs_its_light_rounds_on_device_copies(kron16, limited):
+def test_an_out_of_core_msf_runs_its_rounds_on_device_copies(kron16, limited):
     """Out of core, the MSF's phases launched one by one (graphs past ``FUSED_EDGES``;
     here every graph) run the light rounds on device copies of the light edges' ends and
-    of two candidate lists of their size, the heavy rounds on the managed lists; under a
-    real pool limit that leaves no room for the copies, on the managed arrays. The forest
-    is the resident one either way."""
+    of two candidate lists of their size, and the rounds after the heavy edges' filter on
+    device copies of the candidates' ends, renumbered; under a real pool limit that leaves
+    no room for the copies, on the managed arrays. The forest is the resident one either
+    way."""
     G0 = kron16[False]
     placed = []
-    light_on_device = msf_steps._Run.light_on_device
 
-    def spy(state, E):
-        lists = [managed(a) for a in state.lists]
-        made = light_on_device(state, E)
-        placed.append((made, lists, [managed(a) for a in (state.ends, *state.lists)]))
-        return made
+    def spy(phase):
+        real = getattr(msf_steps._Run, phase)
+
+        def on_device(state, E):
+            lists = [managed(a) for a in state.lists]
+            made = real(state, E)
+            placed.append((phase, made not in (None, False), lists,
+                           [managed(a) for a in (state.ends, *state.lists)]))
+            return made
+        return mock.patch.object(msf_steps._Run, phase, on_device)
 
     with mock.patch.object(msf_steps, "FUSED_EDGES", 0):
         want = run("msf", G0, executor())
         G = copy(G0)
         ex = executor()
-        with mock.patch.object(msf_steps._Run, "light_on_device", spy):
+        with spy("light_on_device"), spy("heavy_on_device"):
             if limited:
                 pool = cp.get_default_memory_pool()
                 before = ex.memory_limit
@@ -262,14 +278,16 @@ def test_an_out_of_core_msf_runs_its_light_rounds_on_device_copies(kron16, limit
                 finally:
                     ex.memory_limit = before
             else:
-                out = out_of_core("msf", G, ex)
+                # the plan sees the vertex arrays' bytes free, the copies find room
+                with mock.patch.object(msf_steps, "free_bytes", lambda *_: 1 << 40):
+                    out = out_of_core("msf", G, ex)
     assert ex.last_plan.mode == dm.MANAGED
-    assert len(placed) == 1
-    made, lists, copies = placed[0]
-    assert lists == [True, True]
-    assert made == (not limited)
-    if made:
-        assert copies == [False, False, False]
+    assert [phase for phase, *_ in placed] == ["light_on_device", "heavy_on_device"]
+    for phase, made, lists, copies in placed:
+        assert lists == [True, True]
+        assert made == (not limited)
+        if made:
+            assert copies == [False, False, False]
     check_same("msf", G, out, want)
     lg.validate.msf(G, MSFResult(*out[:3], exact_total(out[2]), out[3]))
 
