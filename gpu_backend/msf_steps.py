@@ -190,8 +190,10 @@ class _Run:
     would read it by edge id across the host link run on device copies instead, where the
     device has room: the light rounds on the light edges' ends (:meth:`light_on_device`),
     the rounds after the heavy edges' filter on the candidates' ends, renumbered
-    (:meth:`heavy_on_device`); Kronecker 24 at an eighth of its footprint, H200: 830 ms
-    before, 417 ms with the light copies and the forest's flags as a bitmap."""
+    (:meth:`heavy_on_device`). Kronecker 24 on an H200 capped to a quarter and an eighth
+    of its footprint: 400 and 830 ms before, 227 and 280 ms with both copies and the
+    forest's flags as a bitmap (twice the link's time for the 6.25 GB it keeps managed,
+    at a quarter)."""
 
     def __init__(self, A, E, weight_dtype):
         n, I = A.n, A.index_dtype
