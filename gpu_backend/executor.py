@@ -143,7 +143,8 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         """Run one call of ``task`` on ``G`` as :meth:`plan` places it: out of core, the
         arrays it makes of more than ``device_memory.VERTEX_ARRAY_BYTES`` a vertex (the
         adjacency, the edge scratch), its streamed vertex arrays (a BFS's queues and
-        outputs, ``storage.streamed_alloc``), and any that the budget refuses, are CUDA managed
+        outputs, ``storage.streamed_alloc``) where the budget does not hold them beside
+        the vertex arrays, and any that the budget refuses, are CUDA managed
         memory advised as :attr:`managed_advice` says (``storage.out_of_core``); the
         kernels are the same. A BFS out of core reads its pull lists in storage order
         (:attr:`hub_first_pull` needs a sorted copy of the transpose). The plan is kept in
@@ -175,7 +176,8 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     @contextmanager
     def _out_of_core(self, plan: DevicePlan):
         """The context of a managed plan (:meth:`placement`)."""
-        with out_of_core(plan.managed_from, self.managed_advice) as allocator:
+        with out_of_core(plan.managed_from, self.managed_advice,
+                         plan.streamed_managed) as allocator:
             try:
                 yield plan
             finally:

@@ -266,12 +266,14 @@ class ManagedAllocator:
     """The CuPy allocator of an out-of-core call: an allocation of ``managed_from`` bytes
     or more, or one that the memory pool refuses (its limit), is CUDA managed memory
     advised as ``advice`` says (:data:`MANAGED_ADVICE`, :meth:`managed`); the others come
-    from the pool. ``managed_bytes`` counts what it placed in managed memory."""
+    from the pool. With ``streamed_managed``, so are the streamed vertex arrays
+    (:func:`streamed_alloc`). ``managed_bytes`` counts what it placed in managed memory."""
 
-    def __init__(self, managed_from: int, advice: str):
+    def __init__(self, managed_from: int, advice: str, streamed_managed: bool = True):
         if advice not in MANAGED_ADVICE:
             raise ValueError(f"managed advice must be one of {MANAGED_ADVICE}, got {advice!r}")
         self.managed_from, self.advice = managed_from, advice
+        self.streamed_managed = streamed_managed
         self.pool = cp.get_default_memory_pool()
         self.managed_bytes = 0
 
@@ -296,12 +298,12 @@ class ManagedAllocator:
 
 
 @contextmanager
-def out_of_core(managed_from: int, advice: str = "host"):
+def out_of_core(managed_from: int, advice: str = "host", streamed_managed: bool = True):
     """Within this context (this thread), device arrays of ``managed_from`` bytes or more,
-    and any the budget refuses, are made in managed memory (:class:`ManagedAllocator`,
-    yielded), and :func:`ensure_fits` refuses nothing. Arrays cached with a Graph keep
-    their memory after the context."""
-    allocator = ManagedAllocator(managed_from, advice)
+    any the budget refuses and, with ``streamed_managed``, the streamed vertex arrays are
+    made in managed memory (:class:`ManagedAllocator`, yielded), and :func:`ensure_fits`
+    refuses nothing. Arrays cached with a Graph keep their memory after the context."""
+    allocator = ManagedAllocator(managed_from, advice, streamed_managed)
     outer, _placement.allocator = getattr(_placement, "allocator", None), allocator
     try:
         with cp.cuda.using_allocator(allocator):
@@ -313,7 +315,8 @@ def out_of_core(managed_from: int, advice: str = "host"):
 def streamed_alloc(nbytes: int) -> cp.cuda.MemoryPointer:
     """``nbytes`` of device memory for a streamed vertex array
     (:class:`lagraph_py.device_memory.Needs`), which the kernels read in order or write
-    once: within :func:`out_of_core`, managed memory whatever its size; elsewhere from the
+    once: within :func:`out_of_core` where the plan has no room for them beside the vertex
+    arrays (``streamed_managed``), managed memory whatever its size; elsewhere from the
     current allocator, as ``cupy.cuda.alloc`` gives it (a call's hot path: no context).
 
     Examples
@@ -322,7 +325,7 @@ def streamed_alloc(nbytes: int) -> cp.cuda.MemoryPointer:
     >>> queue = cp.ndarray((8,), cp.int32, streamed_alloc(32))
     """
     allocator = getattr(_placement, "allocator", None)
-    if allocator is None or not nbytes:
+    if allocator is None or not allocator.streamed_managed or not nbytes:
         return cp.cuda.alloc(nbytes)
     return allocator.managed(nbytes)
 

@@ -41,6 +41,8 @@ def test_plan_places_by_what_fits(adjacency, scratch, vertex, streamed, held, bu
     if p.mode == dm.MANAGED:
         assert p.managed_from > dm.VERTEX_ARRAY_BYTES * n
         assert p.managed_from >= dm.MANAGED_FLOOR
+    assert p.streamed_managed == (p.mode == dm.MANAGED
+                                  and vertex + streamed > budget + held_on_device)
     assert (p.needs, p.held, p.budget, p.task) == (needs, held, budget, "bfs")
 
 
@@ -62,6 +64,9 @@ def test_plan_boundaries():
     assert dm.plan("bfs", streams, held=0, budget=1350, n=1).mode == dm.RESIDENT
     assert dm.plan("bfs", streams, held=0, budget=1349, n=1).mode == dm.MANAGED
     assert dm.plan("bfs", streams, held=0, budget=100, n=1).mode == dm.MANAGED
+    # ... and stay in device memory out of core where the budget holds them
+    assert not dm.plan("bfs", streams, held=0, budget=150, n=1).streamed_managed
+    assert dm.plan("bfs", streams, held=0, budget=149, n=1).streamed_managed
     with pytest.raises(MemoryError, match="bfs needs 100 bytes of GPU memory; 99 are free"):
         dm.plan("bfs", streams, held=0, budget=99, n=1)
     assert streams.total == 1350

@@ -242,6 +242,26 @@ def test_an_out_of_core_bfs_streams_its_queues_and_outputs(kron16):
     check_same("bfs", G, (host(r.level), host(r.parent)), want)
 
 
+def test_an_out_of_core_bfs_keeps_its_streamed_arrays_where_the_budget_holds_them(kron16):
+    """Out of core with room for the streamed vertex arrays beside the other vertex
+    arrays, a BFS's queues and outputs stay in device memory; the results are unchanged."""
+    G0 = kron16[True]
+    want = run("bfs", G0, executor())
+    G = copy(G0)
+    ex = executor()
+    need = budget.needs(ex, G, "bfs")
+    with mock.patch.object(storage, "free_bytes", lambda *_: need.vertex + need.streamed), \
+            mock.patch.object(dm, "MANAGED_FLOOR", 0):
+        r = lg.bfs(G, 0, backend=ex)
+    assert ex.last_plan.mode == dm.MANAGED and not ex.last_plan.streamed_managed
+    assert not managed(r.level) and not managed(r.parent)
+    search = next(v for k, v in G._cache.items() if k.startswith("gpu.bfs.search."))
+    _, _, queues, degrees = search._arrays[:4]
+    assert not managed(queues) and not managed(degrees)
+    assert ex.last_managed_bytes >= G.indices.nbytes       # the adjacency is managed
+    check_same("bfs", G, (host(r.level), host(r.parent)), want)
+
+
 @pytest.mark.parametrize("limited", [False, True])
 def test_an_out_of_core_msf_runs_its_rounds_on_device_copies(kron16, limited):
     """Out of core, the MSF's phases launched one by one (graphs past ``FUSED_EDGES``;
