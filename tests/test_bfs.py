@@ -92,19 +92,23 @@ SWITCHING = {(fused_bfs, "ALPHA"): 1 << 40, (fused_bfs, "BETA"): 1,
 #: The rule's counts weighed tightly: pull only once the frontier has more out-edges than
 #: the unvisited have in-edges.
 COUNTED = {(fused_bfs, "ALPHA"): 1}
+#: The outputs' -1 after the search wherever the last search reached half the vertices,
+#: however small the graph.
+FILL_AFTER = {(fused_bfs, "FILL_AFTER"): 0}
 #: Tunings of the cpu executor's compiled search, each a set of patches: as shipped,
-#: parallel, switching, counted, switching and parallel, and push levels with a branch per
-#: edge on every graph, and on none.
+#: parallel, switching, counted, switching and parallel (and -1 after the search), and push
+#: levels with a branch per edge on every graph, and on none.
 TUNINGS = {
     "shipped": {},
     "parallel": PARALLEL,
     "switching": SWITCHING,
     "counted": COUNTED,
-    "switching-parallel": SWITCHING | PARALLEL,
+    "switching-parallel": SWITCHING | PARALLEL | FILL_AFTER,
     "parallel-queues": PARALLEL_QUEUES,
     "branches": {(fused_bfs, "BRANCHLESS_DEGREE"): 0,
                  (fused_bfs, "BRANCHY_DEGREE"): 0},
     "branchless": {(fused_bfs, "BRANCHLESS_DEGREE"): np.inf},
+    "fill-after": FILL_AFTER,
 }
 
 
@@ -140,6 +144,38 @@ def test_fused_cpu_equals_reference_executor(tuning, index_type, G, data):
         lg.validate.bfs(G, s, lg.BFSResult(s, None, parents_only.parent))
         for parent in (expected.parent, r.parent, parents_only.parent):
             check_bfs_parents(G, s, parent)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(min_n=1, max_n=120), st.lists(st.integers(0, 10**6), min_size=2, max_size=6),
+       st.sampled_from(["auto", "push", "pull"]))
+def test_searches_in_turn_mark_the_unreached_whatever_the_last_one_reached(G, picks, method):
+    """The compiled search writes -1 at the unreached vertices before the search or after
+    it, by how much of the graph the last search reached (on graphs of any size here):
+    searches in turn on one Graph, from sources that reach much and little, each equal to
+    the oracle's."""
+    for pick in picks:
+        s = pick % G.n
+        with tuned("fill-after"):
+            r = lg.bfs(G, s, method=method)
+        np.testing.assert_array_equal(r.level, bfs_levels(G, s))
+        check_bfs_parents(G, s, r.parent)
+
+
+@pytest.mark.parametrize("method", ["auto", "push", "pull"])
+def test_a_search_after_one_that_reached_most_marks_the_unreached(method):
+    """A grid of 100 vertices beside 30 isolated ones: after a search that reached the
+    grid, a search from an isolated vertex marks the other 129 unreached (written after the
+    search, which the first one's reach chose), and the grid's again reaches it all."""
+    grid = lg.generate.grid(10, 10).to_scipy().tocoo()
+    G = lg.Graph.from_edges(grid.row, grid.col, n=130, directed=False)
+    for s, reached in ((0, 100), (120, 1), (55, 100)):
+        with tuned("fill-after"):
+            r = lg.bfs(G, s, method=method)
+        np.testing.assert_array_equal(r.level, bfs_levels(G, s))
+        check_bfs_parents(G, s, r.parent)
+        assert np.count_nonzero(r.level >= 0) == reached
+        assert G._cache["cpu.bfs.scratch"].reach[0] == reached
 
 
 @pytest.mark.parametrize("method", ["auto", "push", "pull"])

@@ -26,14 +26,17 @@ levels on a directed graph), with no python and no allocation between levels:
   edges than the new frontier has. The counts are kept in the loop, and the queue turns
   into a bitmap and back only where the direction changes.
 
-Parents and levels are written once per vertex, into outputs first filled with -1; a
-visited byte map says what is taken (racing cores may both take a vertex in a push level:
-either parent is valid, and the later write stays). The work arrays are made once per
-graph (:class:`_Scratch`). Queue positions, CSR arrays and bitmaps are unsigned in the
-loops (numba then indexes without a test for negative indices); counts of vertices and
-edges are int64. The first call in a fresh environment compiles the loops (about 15 s
-with the parallel ones; numba caches them on disk, and a later process loads them in
-about 0.5 s).
+Parents and levels are written once per vertex reached; -1 goes to the others before the
+search (the outputs filled) where the graph's last search reached fewer than half its
+vertices or the graph is small (:data:`FILL_AFTER`), else after it, at the vertices that the
+visited byte map does not hold, so that a search reaching most of a graph writes its outputs
+once, not twice (a road map, a grid: 16 bytes a vertex fewer). The visited byte map says
+what is taken (racing cores may both take a vertex in a push level: either parent is valid,
+and the later write stays). The work arrays are made once per graph (:class:`_Scratch`).
+Queue positions, CSR arrays and bitmaps are unsigned in the loops (numba then indexes
+without a test for negative indices); counts of vertices and edges are int64. The first call
+in a fresh environment compiles the loops (about 15 s with the parallel ones; numba caches
+them on disk, and a later process loads them in about 0.5 s).
 """
 
 from __future__ import annotations
@@ -108,12 +111,20 @@ PROBE_COST = 1
 #: Words (64 vertices each) of the bitmaps a core takes at a time in a parallel pull level;
 #: the cores take every other block, so that a range of costly vertices is shared.
 PULL_BLOCK = 16
+#: On a graph of at least FILL_AFTER vertices, a search writes -1 at the vertices it did
+#: not reach after it, not before, where the graph's last search reached at least half of
+#: them (module docstring), and counts them for the next: on a smaller graph the pass that
+#: counts costs a search of a small reach more than the fill saves (peer-to-peer graph of
+#: 63k vertices: 1-2 µs of 25 µs), on larger ones the fill is the cost (1000 x 1000 grid,
+#: 2 cores: 18.2-18.4 against 19.4-22.1 ms).
+FILL_AFTER = 1 << 16
 
 _AUTO, _PUSH, _PULL = 0, 1, 2
 _METHODS = {"auto": _AUTO, PUSH: _PUSH, PULL: _PULL}
 _ONE = np.uint64(1)                      # (unsigned arithmetic in the compiled loops)
 _WORD = np.uint64(64)
 _PACK = np.uint64(0x0102040810204080)    # (w * _PACK) >> 56: the low bits of w's 8 bytes
+_BYTES = np.uint64(0x0101010101010101)   # (w * _BYTES) >> 56: the sum of w's 8 bytes (0/1)
 _UNBOUNDED = np.iinfo(np.int64).max     # (a sample that runs whole)
 
 
@@ -432,33 +443,58 @@ def _edge_sum(ptr, order, first, last):
 
 
 @njit(cache=True)
+def _finish_outputs(visited, n, parents, levels, filled):
+    """How many of the ``n`` vertices ``visited`` holds; unless the outputs were
+    ``filled`` with -1 before the search, -1 written at the others (the search wrote the
+    entries of every vertex it visited)."""
+    words = visited.view(np.uint64)
+    count = 0
+    for w in range(words.size):
+        here = np.int64((words[w] * _BYTES) >> np.uint64(56))
+        count += here
+        if filled or here == 8:
+            continue
+        for v in range(w * 8, min(n, w * 8 + 8)):
+            if here == 0 or not visited[v]:       # (eight unreached: no test each)
+                if parents is not None:
+                    parents[v] = -1
+                if levels is not None:
+                    levels[v] = -1
+    return count
+
+
+@njit(cache=True)
 def _search(indptr, indices, tptr, tind, heads, has_in, with_in, symmetric, s, parents,
-            levels, bytemaps, queues, bitmaps, method, branchless, max_degree, alpha, beta,
-            samples, probe_cost, push_work, queue_nq, pull_work, pull_block, cores):
+            levels, bytemaps, queues, bitmaps, reach, method, branchless, max_degree, alpha,
+            beta, samples, probe_cost, push_work, queue_nq, pull_work, pull_block, cores,
+            fill_after):
     """BFS from ``s`` (``method``: ``_AUTO``, ``_PUSH`` or ``_PULL``): fill ``parents``
     and ``levels`` (None: not asked for), -1 where unreached.
 
     ``tptr, tind`` is the CSR of the transpose (the same arrays on an undirected graph:
     ``symmetric``), ``heads``, ``has_in`` and ``with_in`` what pull levels read besides
-    (:class:`_Pull`; empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues`` and
-    ``bitmaps`` the work arrays (:class:`_Scratch`); ``max_degree`` the most out-edges of
-    a vertex. ``alpha``, ``beta``, ``samples`` and ``probe_cost`` weigh the direction
-    rule; a push level of over ``push_work`` frontier edges and a pull level of over
-    ``pull_work`` probes (the last level's, else the estimate) run on ``cores`` cores, a
-    pull level in blocks of ``pull_block`` words. The rule's counts are taken only where
-    it is weighed, for a growing frontier that may have more out-edges than a pull level
-    costs at least (a probe for each unvisited vertex with in-edges: ``todo_count``): its
-    out-edges, and the in-edges of the vertices the queue gained since the last count
-    (``counted``; on a symmetric graph the out-edges again).
+    (:class:`_Pull`; empty if ``method`` is ``_PUSH``); ``bytemaps``, ``queues``,
+    ``bitmaps`` and ``reach`` the work arrays (:class:`_Scratch`); ``max_degree`` the most
+    out-edges of a vertex. ``alpha``, ``beta``, ``samples`` and ``probe_cost`` weigh the
+    direction rule; a push level of over ``push_work`` frontier edges and a pull level of
+    over ``pull_work`` probes (the last level's, else the estimate) run on ``cores`` cores,
+    a pull level in blocks of ``pull_block`` words; on a graph of ``fill_after`` vertices or
+    more the outputs' -1 may come after the search (module docstring). The rule's counts are
+    taken only where it is weighed, for a growing frontier that may have more out-edges than
+    a pull level costs at least (a probe for each unvisited vertex with in-edges:
+    ``todo_count``): its out-edges, and the in-edges of the vertices the queue gained since
+    the last count (``counted``; on a symmetric graph the out-edges again).
     """
     n = np.uint64(indptr.size - 1)
     nv = np.int64(n)
     s = np.uint64(s)
     visited, reached = bytemaps[0], bytemaps[1]
     visited[:] = False
-    if parents is not None:
+    measured = nv >= fill_after                   # (the reach counted for the next search)
+    filled = not measured or reach[0] * 2 < nv    # (the last search reached under half)
+    if filled and parents is not None:
         parents[:] = -1
-    if levels is not None:
+    if filled and levels is not None:
         levels[:] = -1
     order = queues[0]                                     # the levels in order
     porder = queues[1]                      # (parents, if branchless; or cores' queues)
@@ -555,6 +591,8 @@ def _search(indptr, indices, tptr, tind, heads, has_in, with_in, symmetric, s, p
                 porder, nq, growing, todo_count, max_degree, push_work, queue_nq,
                 method == _AUTO)
         frontier_edges = -1
+    if measured:
+        reach[0] = _finish_outputs(visited, nv, parents, levels, filled)
 
 
 class _Csr(NamedTuple):
@@ -596,13 +634,14 @@ class _Scratch(NamedTuple):
     bytemaps: np.ndarray    #: visited and reached, a byte a vertex (n rounded up to 64)
     queues: np.ndarray      #: the queue of vertices and, branchless, their parents
     bitmaps: np.ndarray     #: todo, front and next of pull levels
+    reach: np.ndarray       #: how many vertices the last search reached (one word)
 
     @classmethod
     def of(cls, G) -> _Scratch:
         words = (G.n + 63) // 64
         return cls(np.zeros((2, 64 * words), dtype=np.bool_),
                    np.empty((2, G.n + 1), dtype=f"u{G.indices.itemsize}"),
-                   np.empty((3, words), dtype=np.uint64))
+                   np.empty((3, words), dtype=np.uint64), np.zeros(1, dtype=np.int64))
 
 
 class _Plan(NamedTuple):
@@ -697,4 +736,4 @@ class BfsSteps:
                 min(PULL_SAMPLES, n // 16 + 1), PROBE_COST, max(PARALLEL_WORK,
                                                                 n // PARALLEL_PUSH),
                 QUEUE_NQ if cores > 1 and n >= QUEUE_MIN_VERTICES else n + 1,
-                PARALLEL_PROBES, PULL_BLOCK, cores)
+                PARALLEL_PROBES, PULL_BLOCK, cores, FILL_AFTER)
