@@ -1,8 +1,9 @@
 """Connected components: the fused cpu step (Afforest on a lock-free union-find, or one
-pass over every edge on sparse graphs) against its primitive definition (FastSV, run by the
-reference executor) and scipy, on random and generated graphs, with 32- and 64-bit index
-arrays, each way on one thread and on all (forced on small graphs by setting ``SPARSE`` and
-lowering ``PARALLEL_MIN`` and the block size); the public call and its errors; the
+pass over every edge on sparse graphs, or searches on small sparse ones) against its
+primitive definition (FastSV, run by the reference executor) and scipy, on random and
+generated graphs, with 32- and 64-bit index arrays, each way on one thread and on all
+(forced on small graphs by setting ``SPARSE`` and ``SEARCH_MAX`` and lowering
+``PARALLEL_MIN`` and the block size); the public call and its errors; the
 union-find's compare-and-swap.
 
 Vertex ids past 2^31 are not tried: the labels alone would take 16 GiB. The 64-bit path
@@ -31,13 +32,14 @@ REF, FUSED = CpuExecutor(), FusedCpuExecutor()
 RELAXED = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: The paths of the fused step: Afforest or one pass over every edge, on one thread or
 #: on every thread in blocks of one vertex (so that the threads interleave on graphs of a
-#: few vertices).
-ONE_THREAD, ALL_THREADS = dict(PARALLEL_MIN=1 << 62), dict(PARALLEL_MIN=0,
-                                                            BLOCKS_PER_THREAD=1 << 40)
+#: few vertices), or searches.
+ONE_THREAD = dict(PARALLEL_MIN=1 << 62, SEARCH_MAX=0)
+ALL_THREADS = dict(PARALLEL_MIN=0, BLOCKS_PER_THREAD=1 << 40, SEARCH_MAX=0)
 PATHS = {"afforest": dict(ONE_THREAD, SPARSE=0),
          "afforest-threads": dict(ALL_THREADS, SPARSE=0),
          "every-edge": dict(ONE_THREAD, SPARSE=np.inf),
-         "every-edge-threads": dict(ALL_THREADS, SPARSE=np.inf)}
+         "every-edge-threads": dict(ALL_THREADS, SPARSE=np.inf),
+         "searches": dict(SPARSE=np.inf, SEARCH_MAX=1 << 62)}
 
 
 def smallest_ids(G: Graph, weak: bool = False) -> np.ndarray:
@@ -152,7 +154,8 @@ def test_threads_racing_on_one_giant(make, runs):
     at once, hence many runs.)"""
     G = make()
     expected = smallest_ids(G)
-    with mock.patch.multiple(components, PARALLEL_MIN=0, BLOCKS_PER_THREAD=G.n // 128):
+    with mock.patch.multiple(components, PARALLEL_MIN=0, BLOCKS_PER_THREAD=G.n // 128,
+                             SEARCH_MAX=0):
         for _ in range(runs):
             np.testing.assert_array_equal(lg.connected_components(G).labels, expected)
 
