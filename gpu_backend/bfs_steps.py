@@ -274,8 +274,9 @@ def working_set(n: int, index_dtype, blocks: int = 0) -> int:
 
 def streamed_set(n: int, index_dtype) -> int:
     """The bytes of :func:`working_set` that the search reads in order or writes once,
-    in managed memory out of core (``storage.streamed_alloc``): the two frontier queues, the
-    out-degrees beside their entries and the two int64 outputs."""
+    in managed memory out of core where the budget does not hold them
+    (``storage.streamed_alloc``): the two frontier queues, the out-degrees beside their
+    entries and the two int64 outputs."""
     return n * (2 * np.dtype(index_dtype).itemsize + 16 + 16)
 
 
@@ -332,7 +333,7 @@ class _SearchPlan:
         words = (n + 31) // 32
         ensure_fits(working_set(n, I, self.blocks), "bfs_search")
         self.st = cp.empty(n, dtype=np.int32)
-        # the queues and their degrees (out of core: managed memory)
+        # the queues and their degrees (streamed: out of core, maybe managed memory)
         queues = (cp.ndarray((2 * n,), I, streamed_alloc(2 * n * np.dtype(I).itemsize)),
                   cp.ndarray((2 * n,), np.int64, streamed_alloc(16 * n)))
         self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32), *queues,  # st, bits
@@ -460,7 +461,7 @@ class BfsSteps:
         n = G.n
         # the outputs as arrays over one raw allocation: cupy.empty and a view of it for
         # each output took 4.2-6.0 µs of host time, this 1.7-4.9 µs (H200 host)
-        out = streamed_alloc(8 * n * (levels + parents))   # (out of core: managed memory)
+        out = streamed_alloc(8 * n * (levels + parents))   # (streamed, as the queues)
         level = cp.ndarray((n,), np.int64, out) if levels else None
         parent = cp.ndarray((n,), np.int64, out + 8 * n * levels) if parents else None
         pv = out.ptr + 8 * n * levels if parents else _NULL

@@ -15,10 +15,11 @@ and ``s`` stored entries holds four kinds of device arrays (a :class:`Needs`):
 
 :func:`plan` places a call for the bytes a budget leaves (:class:`DevicePlan`):
 ``"resident"`` where all of it fits; ``"managed"`` (out of core) where only the vertex
-arrays fit: the streamed vertex arrays and every allocation of :func:`managed_threshold`
-bytes or more (the adjacency and the edge scratch) are then CUDA managed memory, by
-default kept in host memory and read by the kernels over the host link, and any
-allocation the budget refuses goes there too, so the call never fails half-way; where not
+arrays fit: every allocation of :func:`managed_threshold` bytes or more (the adjacency
+and the edge scratch), and the streamed vertex arrays where the budget does not hold them
+beside the vertex arrays, are then CUDA managed memory, by default kept in host memory
+and read by the kernels over the host link, and any allocation the budget refuses goes
+there too, so the call never fails half-way; where not
 even the vertex arrays fit, a ``MemoryError`` that names the bytes needed and free, before
 any work. The gpu executor
 (``gpu_backend.budget``) fills in the sizes from each of its rooms' working sets.

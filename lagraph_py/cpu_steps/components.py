@@ -120,14 +120,14 @@ def smallest_id_labels(indptr, indices, n: int) -> np.ndarray:
     unsigned CSR arrays of a symmetric pattern with sorted rows; by searches on a small
     sparse graph (``SEARCH_MAX``), else on every thread from ``PARALLEL_MIN`` vertices."""
     labels = np.empty(n, np.int64)
-    if n and n < SEARCH_MAX and indices.size < SPARSE * n:
+    sparse = indices.size < SPARSE * n
+    if n and n < SEARCH_MAX and sparse:
         _search_labels(indptr, indices, labels, np.empty(n, indices.dtype))
     elif n:
         comp = labels.view(np.uint64) if indices.itemsize == 8 else np.empty(n, np.uint32)
         threads = get_num_threads() if n >= PARALLEL_MIN else 1
         block = -(-n // (threads * BLOCKS_PER_THREAD))
-        _components(indptr, indices, comp, labels, indices.size < SPARSE * n, threads,
-                    np.uint64(block))
+        _components(indptr, indices, comp, labels, sparse, threads, np.uint64(block))
     return labels
 
 
