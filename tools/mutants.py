@@ -527,9 +527,61 @@ MUTATIONS = (
         "a call is planned resident when its adjacency and vertex arrays fit, its edge "
         "scratch forgotten: it fails half-way instead of running out of core",
         "lagraph_py/device_memory.py",
-        "if max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex <= budget:",
-        "if max(0, needs.adjacency - held) + needs.vertex <= budget:",
+        "    if (max(0, needs.adjacency - held) + needs.edge_scratch + needs.vertex + "
+        "needs.streamed\n            <= budget):",
+        "    if (max(0, needs.adjacency - held) + needs.vertex + needs.streamed\n"
+        "            <= budget):",
         ["tests/test_device_memory.py"]),
+    _mutation(
+        "device-plan-streamed-always-resident",
+        "out of core, the streamed vertex arrays are kept in device memory whether or not the "
+        "budget holds them beside the other vertex arrays",
+        "lagraph_py/device_memory.py",
+        "needs.vertex + needs.streamed > budget + held_on_device)",
+        "False)",
+        ["tests/test_device_memory.py"]),
+    _mutation(
+        "cpu-bfs-unreached-left-unmarked",
+        "a search that writes -1 after itself (the last one reached half the graph) skips "
+        "the eight-vertex words it reached in part: their unreached vertices keep whatever "
+        "the outputs held",
+        FUSED_BFS,
+        "        if filled or here == 8:\n",
+        "        if filled or here > 0:\n",
+        [f"{BFS}::test_searches_in_turn_mark_the_unreached_whatever_the_last_one_reached",
+         f"{BFS}::test_a_search_after_one_that_reached_most_marks_the_unreached"]),
+    _mutation(
+        "cpu-bfs-reach-never-recorded",
+        "the search fills its outputs first whatever the last search reached (its reach "
+        "never recorded): correct, but the graph's searches always write twice",
+        FUSED_BFS,
+        "        reach[0] = _finish_outputs(visited, nv, parents, levels, filled)",
+        "        _finish_outputs(visited, nv, parents, levels, filled)",
+        [f"{BFS}::test_a_search_after_one_that_reached_most_marks_the_unreached"]),
+    _mutation(
+        "cc-searches-label-by-largest-id",
+        "the searches of a small sparse graph start from the vertices in descending order: "
+        "each component labelled by its largest id",
+        "lagraph_py/cpu_steps/components.py",
+        "    for s in range(labels.size):\n        if labels[s] >= 0:",
+        "    for s in range(labels.size - 1, -1, -1):\n        if labels[s] >= 0:",
+        ["tests/test_components.py"]),
+    _mutation(
+        "msf-gpu-heavy-forest-not-mapped-back",
+        "out of core, the forest edges the renumbered heavy rounds find keep their new ids: "
+        "the forest's rows name the wrong edges",
+        "gpu_backend/msf_steps.py",
+        "            found[...] = ids[found]\n",
+        "",
+        ["tests/test_gpu_outofcore.py::test_an_out_of_core_msf_runs_its_rounds_on_device_copies"]),
+    _mutation(
+        "msf-gpu-light-list-not-copied-back",
+        "out of core, the light rounds' candidates left on their device copy are not copied "
+        "back before the heavy edges join them",
+        "gpu_backend/msf_steps.py",
+        "        if keep_list:\n",
+        "        if False:\n",
+        ["tests/test_gpu_outofcore.py::test_an_out_of_core_msf_runs_its_rounds_on_device_copies"]),
     _mutation(
         "device-plan-recounts-held-scratch",
         "an out-of-core plan counts the vertex arrays a Graph keeps in device memory from "
