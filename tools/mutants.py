@@ -379,7 +379,10 @@ MUTATIONS = (
         "lagraph_py/cpu_steps/union_find.py",
         "if a < b:",
         "if a > b:",
-        [SCC], k="undirected or disconnected"),
+        # (small sparse graphs are labelled by searches: the paths of test_components
+        # force the union-find on them)
+        [SCC, "tests/test_components.py"],
+        k="undirected or disconnected or random_graphs_equal"),
     # ------------------------------------------------------------------ cpu executor
     _mutation(
         "cpu-extract-by-position",
