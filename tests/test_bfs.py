@@ -80,7 +80,8 @@ def as_index_type(G, index_type):
 #: Every level on every core (a pull level in blocks of one word, so that both cores take
 #: some).
 PARALLEL = {(fused_bfs, "PARALLEL_WORK"): 0, (fused_bfs, "PARALLEL_PROBES"): 0,
-            (fused_bfs, "PARALLEL_PUSH"): 1 << 62, (fused_bfs, "PULL_BLOCK"): 1}
+            (fused_bfs, "PARALLEL_PUSH"): 1 << 62, (fused_bfs, "PARALLEL_PUSH_VERTICES"): 0,
+            (fused_bfs, "PULL_BLOCK"): 1}
 #: Every push level on every core, each core listing what it visits in its own queue.
 PARALLEL_QUEUES = {(fused_bfs, "PARALLEL_WORK"): 1 << 62, (fused_bfs, "QUEUE_NQ"): 1,
                    (fused_bfs, "QUEUE_MIN_VERTICES"): 0, (fused_bfs, "PARALLEL_PROBES"): 0,

@@ -63,8 +63,16 @@ from ..executor import PULL, PUSH
 PARALLEL_WORK = 1 << 16
 PARALLEL_PROBES = 1 << 13
 #: A parallel push level reads its new frontier off a byte map (a pass over n bytes, 8 at
-#: a time): it runs only where the frontier's out-edges also exceed n / PARALLEL_PUSH.
+#: a time): it runs only where the frontier's out-edges also exceed n / PARALLEL_PUSH, and
+#: only on a graph of at least PARALLEL_PUSH_VERTICES vertices. Both cores write the
+#: visited map, the parents and the levels at random vertices; on a smaller graph they
+#: write the same cache lines so often that the second core costs more than it does (2
+#: cores, medians of 64-256 sources: a 60k-vertex web crawl of 3.6M stored entries 0.78-
+#: 0.86 ms on one core's push levels against 1.6-5.0 ms with parallel ones; uk-2007-05 at
+#: 100k vertices 1.6-1.9 against 2.0-2.1 ms; soc-Slashdot0902, cit-HepTh and email-Enron
+#: as fast or faster; cnr-2000, of 325k vertices, 6.6 against 7.2-8.6 ms the other way).
 PARALLEL_PUSH = 16
+PARALLEL_PUSH_VERTICES = 1 << 18
 #: On a graph of at least QUEUE_MIN_VERTICES vertices, a push level of fewer frontier
 #: edges, but of at least QUEUE_NQ frontier vertices, runs on every core too, each core
 #: listing what it visits in its own queue (:func:`_push_level_queues`): the levels of
@@ -96,15 +104,21 @@ BRANCHLESS_DEGREE = 3.5
 BRANCHY_DEGREE = 32
 REGULAR_SPREAD = 1.5
 #: Where the text's rule would pull, the search first estimates the in-edges the pull level
-#: would probe from this many vertices spread over the ids (n / 16 on graphs of fewer than
-#: 16 times as many vertices), and pulls only if they are fewer than the frontier's
+#: would probe from this many vertices spread over the ids (n / 64 on graphs of fewer than
+#: 64 times as many vertices), and pulls only if they are fewer than the frontier's
 #: out-edges, which a push level would scan; likewise it goes back to push where the last
 #: pull level probed more edges than the new frontier has. A pull level probes from one
 #: edge per unvisited vertex, on a Kronecker graph, whose unvisited vertices mostly
 #: neighbour a hub of the frontier, to most of their edges, on a web crawl or a social
 #: network, where the text's rule alone pulls at 2-3 times a push level's cost (cnr-2000:
-#: 3.7 against 1.2 ms, one core).
+#: 3.7 against 1.2 ms, one core). A sample costs about what a push level's edge does,
+#: several of them, so small graphs take fewer (n / 64 against n / 16: wb-cs-stanford,
+#: 10k vertices, 110-112 against 115-116 µs, Lederberg 103-107 against 114, peer-to-peer,
+#: co-author, citation and email networks of 6k-37k vertices 2-10% faster; subgraphs of
+#: uk-2007-05 of 20k-60k vertices within 3%; 2 cores, medians of 256 sources); uk-2007-05
+#: at 100k vertices needs its 1024 (781 made it 14-21% slower).
 PULL_SAMPLES = 1024
+SAMPLED_SHARE = 64
 #: What a pull level's probe of an in-edge costs, in edges a push level scans (on one core,
 #: 1.2 ns a probe against 1-3.5 ns an edge pushed, by the graph's locality).
 PROBE_COST = 1
@@ -733,7 +747,8 @@ class BfsSteps:
                       * n and plan.max_degree * n > REGULAR_SPREAD * plan.nstored)
         _search(*plan.arrays, source, parent, level, *plan.work, code, branchless,
                 plan.max_degree, ALPHA, BETA,
-                min(PULL_SAMPLES, n // 16 + 1), PROBE_COST, max(PARALLEL_WORK,
-                                                                n // PARALLEL_PUSH),
+                min(PULL_SAMPLES, n // SAMPLED_SHARE + 1), PROBE_COST,
+                max(PARALLEL_WORK, n // PARALLEL_PUSH) if n >= PARALLEL_PUSH_VERTICES
+                else _UNBOUNDED,
                 QUEUE_NQ if cores > 1 and n >= QUEUE_MIN_VERTICES else n + 1,
                 PARALLEL_PROBES, PULL_BLOCK, cores, FILL_AFTER)
