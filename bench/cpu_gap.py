@@ -70,7 +70,7 @@ from bench import common, corpus  # noqa: E402
 
 GAP_SOURCE = Path("/work/shared/peers/gapbs")
 GAP_BUILD = ROOT / "build" / "gapbs"
-CORPUS = Path("/work/corpus")
+CORPUS = corpus.cache_dir()
 IMAGES = ROOT / "docs" / "images"
 TASKS = ("bfs", "cc")
 #: ``--quick`` keeps the corpus graphs of at most this many stored entries.
