@@ -36,8 +36,8 @@ import cupy as cp
 import numpy as np
 
 from . import _module
-from .storage import (device_index_dtype, ensure_fits, free_bytes, in_managed_memory,
-                      out_of_core_now)
+from .storage import (device_empty, device_index_dtype, ensure_fits, free_bytes,
+                      in_managed_memory, out_of_core_now)
 
 #: The first phase runs on the lightest ``LIGHT_PER_VERTEX * n`` edges (a forest has < n).
 #: 1 was fastest on Kronecker 20..22 and the 2000x2000 grid on an H100 (tried 1, 2, 3, 5;
@@ -306,7 +306,9 @@ class _Run:
         size = self.nlight
         if not (size < E.m and in_managed_memory(E.ends) and self.room(4 * size)):
             return False
-        self.apart(self.ends[:2 * size].copy(), size)
+        ends = device_empty(2 * size, self.I)
+        ends[...] = self.ends[:2 * size]
+        self.apart(ends, size)
         return True
 
     def heavy_on_device(self, E):
@@ -324,8 +326,12 @@ class _Run:
         size, first = int(counts[self.i]), int(counts[2])
         if not (size and self.room(8 * size)):                        # (and the sort's)
             return None
-        ids = cp.sort(self.lists[self.i][:size])
-        self.apart(E.ends.reshape(-1, 2)[ids].ravel(), size)
+        ids = device_empty(size, self.I)
+        ids[...] = self.lists[self.i][:size]
+        ids.sort()
+        ends = device_empty(2 * size, self.I)
+        cp.take(E.ends.reshape(-1, 2), ids, axis=0, out=ends.reshape(-1, 2))
+        self.apart(ends, size)
         self.minkey[self.i].fill(np.iinfo(self.I).max)                # (msf.cu no_edge)
         self.cnt[self.i] = 0
         self.collect(0, size)                                         # all cross
@@ -338,10 +344,11 @@ class _Run:
 
     def apart(self, ends, size: int) -> None:
         """The next rounds on ``ends`` (of ``size`` edges) and two lists of ``size``
-        candidates in device memory, the call's own kept for :meth:`restore`."""
+        candidates in device memory (not managed, whatever their size), the call's own kept
+        for :meth:`restore`."""
         self.own = self.ends, self.lists, self.cap
         self.ends, self.cap = ends, size
-        self.lists = [cp.empty(size, dtype=self.I) for _ in range(2)]
+        self.lists = [device_empty(size, self.I) for _ in range(2)]
 
     def restore(self, keep_list: bool) -> None:
         """The call's own ends and lists again (:meth:`apart`); with ``keep_list``, the

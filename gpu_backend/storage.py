@@ -330,6 +330,22 @@ def streamed_alloc(nbytes: int) -> cp.cuda.MemoryPointer:
     return allocator.managed(nbytes)
 
 
+def device_empty(size: int, dtype) -> cp.ndarray:
+    """An uninitialized 1-D array of ``size`` items in device memory, from the memory
+    pool, also within :func:`out_of_core`, whose allocator places an array of its size in
+    managed memory: for the device copies an out-of-core call makes where it found room
+    (``free_bytes``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> device_empty(3, np.int32).shape
+    (3,)
+    """
+    dtype = np.dtype(dtype)
+    return cp.ndarray((size,), dtype, cp.get_default_memory_pool().malloc(size * dtype.itemsize))
+
+
 def out_of_core_now() -> bool:
     """Whether this thread is inside :func:`out_of_core`."""
     return getattr(_placement, "allocator", None) is not None

@@ -262,14 +262,16 @@ def test_an_out_of_core_bfs_keeps_its_streamed_arrays_where_the_budget_holds_the
     check_same("bfs", G, (host(r.level), host(r.parent)), want)
 
 
-@pytest.mark.parametrize("limited", [False, True])
-def test_an_out_of_core_msf_runs_its_rounds_on_device_copies(kron16, limited):
+@pytest.mark.parametrize("limited, light_rounds", [(False, msf_steps.LIGHT_ROUNDS),
+                                                   (True, msf_steps.LIGHT_ROUNDS), (False, 1)])
+def test_an_out_of_core_msf_runs_its_rounds_on_device_copies(kron16, limited, light_rounds):
     """Out of core, the MSF's phases launched one by one (graphs past ``FUSED_EDGES``;
     here every graph) run the light rounds on device copies of the light edges' ends and
     of two candidate lists of their size, and the rounds after the heavy edges' filter on
     device copies of the candidates' ends, renumbered; under a real pool limit that leaves
     no room for the copies, on the managed arrays. The forest is the resident one either
-    way."""
+    way, and also after a single light round, which leaves light candidates on the device
+    copy for the heavy edges to join."""
     G0 = kron16[False]
     placed = []
 
@@ -284,7 +286,8 @@ def test_an_out_of_core_msf_runs_its_rounds_on_device_copies(kron16, limited):
             return made
         return mock.patch.object(msf_steps._Run, phase, on_device)
 
-    with mock.patch.object(msf_steps, "FUSED_EDGES", 0):
+    with mock.patch.object(msf_steps, "FUSED_EDGES", 0), \
+            mock.patch.object(msf_steps, "LIGHT_ROUNDS", light_rounds):
         want = run("msf", G0, executor())
         G = copy(G0)
         ex = executor()
