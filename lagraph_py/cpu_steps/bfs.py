@@ -6,9 +6,10 @@ one call of :func:`_search`, on the Graph's CSR arrays (and its transpose's, for
 levels on a directed graph), with no python and no allocation between levels:
 
 - a push (top-down) level walks a FIFO of frontier vertices that holds the levels in
-  order, appending each vertex it visits; on one core, or, where the frontier's out-edges
-  are many, on every core over slices of the frontier of equal edge counts, marking what
-  it visits in a byte map that then gives the next frontier, ascending, without repeats;
+  order, appending each vertex it visits; on one core, or, on a graph of many vertices
+  where the frontier's out-edges are many, on every core over slices of the frontier of
+  equal edge counts, marking what it visits in a byte map that then gives the next
+  frontier, ascending, without repeats;
   on a large graph, where the frontier has many vertices but too few edges for that pass
   over the byte map (road maps, grids), on every core over equal slices, each core
   listing what it visits in its own queue, the queues then joined without repeats;
