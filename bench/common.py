@@ -8,6 +8,7 @@ import os
 import platform
 import re
 import statistics
+import subprocess
 import time
 from pathlib import Path
 
@@ -246,6 +247,20 @@ def print_table(rows: list[dict], columns: list[str]) -> None:
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     for row in cells:
         print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
+
+
+def commit() -> str | None:
+    """The checked-out commit (with ``+dirty`` for local changes to tracked files), or
+    None outside git: the code a results file was measured with."""
+    here = Path(__file__).parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=here, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")
 
 
 def write_json(name: str, payload: dict) -> Path:

@@ -61,8 +61,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lagraph_py as lg  # noqa: E402
 from bench import corpus  # noqa: E402
 from lagraph_py.compilation import MODE_VARIABLE  # noqa: E402
-from common import (cpu_name, graph_statistics, peer_runs, print_table, sources,  # noqa: E402
-                    timings, versions, write_json)
+from common import (commit, cpu_name, graph_statistics, peer_runs,  # noqa: E402
+                    print_table, sources, timings, versions, write_json)
 
 BFS_METHODS = ("auto", "push", "pull")
 TASKS = ("bfs", "msf", "scc")
@@ -231,6 +231,7 @@ def main(argv=None):
 
     # the compiled loops on disk before any timing: until they are, backend="cpu" runs
     # scipy's routines (lagraph_py.compilation), and a run would time those first
+    started = time.strftime("%Y-%m-%dT%H:%M:%S")
     print(f"compiled loops on disk after {lg.compile_cpu_loops():.1f} s", flush=True)
     first = first_call_rows(args.first_call_scale, args.tasks) if args.first_call_scale else []
     rows, graphs = [], {}
@@ -256,9 +257,9 @@ def main(argv=None):
             print_table(got, ["graph", "algorithm", "implementation", "method", "seconds",
                               "min_s", "max_s", "peer/ours", "scipy/ours", "best/ours"])
             rows += got
-    payload = dict(device=cpu_name(), versions=versions(), first_call_s=first,
-                   quick=args.quick, sources=nsources, repeats=repeats, graphs=graphs,
-                   rows=rows)
+    payload = dict(device=cpu_name(), versions=versions(), date=started, commit=commit(),
+                   first_call_s=first, quick=args.quick, sources=nsources, repeats=repeats,
+                   graphs=graphs, rows=rows)
     path = write_json(args.out, payload)
     print(f"wrote {path}")
     return payload

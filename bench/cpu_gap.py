@@ -8,8 +8,8 @@ Usage::
     python bench/cpu_gap.py --quick          # Kronecker 14, grid 200 x 200, small corpus graphs
 
 Graphs: ``kron18`` and ``kron20`` (Graph500 Kronecker), ``grid1000`` (1000 x 1000), and
-every real graph of the corpus (``bench/corpus.py``) found in ``--corpus`` (default
-``/work/corpus``), undirected as stored, directed ones symmetrized (each arc an undirected
+every real graph of the corpus (``bench/corpus.py``) found in ``--corpus`` (default the
+corpus cache: ``$LAGRAPH_CORPUS``, else ``bench/graphs``), undirected as stored, directed ones symmetrized (each arc an undirected
 edge). ``--quick`` takes ``kron14``, ``grid200`` and the corpus graphs of at most
 ``QUICK_MAX_STORED`` stored entries. Self-loops are dropped from every graph, as GAP drops
 them.
@@ -352,9 +352,9 @@ def main(argv=None):
                        args.repeats, args.rounds)
     payload = dict(device=common.cpu_name(), versions=dict(common.versions(), gap=gap_version(
                    args.gap)), date=datetime.datetime.now().isoformat(timespec="seconds"),
-                   commit=_commit(), threads=threads, trials=args.trials,
-                   repeats=args.repeats, rounds=args.rounds, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
-                   graphs=graphs, rows=rows)
+                   commit=common.commit(), threads=threads, trials=args.trials,
+                   repeats=args.repeats, rounds=args.rounds,
+                   omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"), graphs=graphs, rows=rows)
     path = common.write_json(args.out, payload)
     print(f"wrote {path}")
     if not args.no_figures:
@@ -369,14 +369,6 @@ def gap_version(source: Path) -> str | None:
         return None
     compiler = subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout
     return f"{source}, {compiler.splitlines()[0]}"
-
-
-def _commit() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import lagraph_py as lg  # noqa: E402
 from lagraph_py import generate, memory  # noqa: E402
-from common import cpu_name, print_table, versions, write_json  # noqa: E402
+from common import commit, cpu_name, print_table, versions, write_json  # noqa: E402
 
 STAGES = ("build", "bfs", "msf", "scc", "cc")
 PATHS = ("compiled", "scipy", "reference")
@@ -303,21 +303,13 @@ def main(argv=None) -> int:
     for scale in args.scales:          # the file is rewritten after each scale
         rows += sweep(scale, args.stages, args.paths, args.gpu, kinds, args.builds)
         payload = dict(kind="memory", device=device, date=time.strftime("%Y-%m-%d %H:%M:%S"),
-                       commit=_commit(), versions=versions(("numpy", "scipy", "numba")),
+                       commit=commit() or "?", versions=versions(("numpy", "scipy", "numba")),
                        memory_total=_status_total(), rows=rows)
         path = write_json(f"memory_{args.tag or tag}", payload)
     print_table(rows, ["graph", "stage", "where", "path", "stored_entries", "peak_bytes",
                        "bytes_per_entry", "estimate_bytes", "seconds"])
     print(f"wrote {path}")
     return 0
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "?"
 
 
 def _status_total() -> int | None:

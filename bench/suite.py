@@ -24,7 +24,6 @@ from __future__ import annotations
 import datetime
 import importlib.util
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -225,7 +224,7 @@ def run_suite(graphs=GRAPHS, algorithms=ALGORITHMS, backends=("cpu",), *, source
     >>> [(r["algorithm"], r["implementation"], r["graph"]) for r in payload["rows"]]
     [('scc', 'lagraph_py', 'grid4x5')]
     """
-    payload = dict(suite="lagraph_py", date=_now(), commit=_commit(),
+    payload = dict(suite="lagraph_py", date=_now(), commit=common.commit(),
                    device=device_names(backends), versions=versions(),
                    settings=dict(sources=sources, repeats=repeats),
                    graphs={}, rows=[], traces={})
@@ -296,18 +295,6 @@ def versions() -> dict:
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-
-
-def _commit() -> str | None:
-    """The checked-out commit (with ``+dirty`` for local changes), or None outside git."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH,
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=BENCH, capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return head + ("+dirty" if dirty else "")
 
 
 # ---------------------------------------------------------------------- other runners
