@@ -346,6 +346,27 @@ def test_long_diameter_and_power_law_graphs(make, tuning):
             check_bfs_parents(G, s, r.parent)
 
 
+@pytest.mark.parametrize("tuning", ["shipped", "parallel-queues", "branchless"])
+def test_a_road_like_graph_past_the_prefetch_size(tuning):
+    """A grid of more than ``PREFETCH_VERTICES`` vertices, its ids shuffled as a road map's
+    are: push levels that prefetch their frontier's rows (on one core or each core's
+    share) find the levels scipy finds, and valid parents."""
+    side = int(np.ceil(np.sqrt(fused_bfs.PREFETCH_VERTICES))) + 8
+    grid = lg.generate.grid(side, side)
+    shuffle = np.random.default_rng(4).permutation(grid.n)
+    src, dst, _ = grid.edges()
+    G = lg.Graph.from_edges(shuffle[src], shuffle[dst], n=grid.n, directed=False)
+    assert G.n > fused_bfs.PREFETCH_VERTICES
+    for s in (0, int(shuffle[grid.n // 2])):
+        dist = csgraph.shortest_path(G.to_scipy().astype(bool), unweighted=True, indices=s,
+                                     directed=False)
+        for m in ("auto", "push"):
+            with tuned(tuning):
+                r = lg.bfs(G, s, method=m)
+            np.testing.assert_array_equal(r.level, dist.astype(np.int64), err_msg=m)
+            lg.validate.bfs(G, s, r)
+
+
 def test_long_path(backend):
     # One level per vertex; a pull level scans every unvisited vertex, so pull costs
     # O(n^2) here: the cpu path stays short, the gpu runs the full 100k-vertex path.
