@@ -9,10 +9,10 @@ Usage::
 
 Graphs: ``kron18`` and ``kron20`` (Graph500 Kronecker), ``grid1000`` (1000 x 1000), and
 every real graph of the corpus (``bench/corpus.py``) found in ``--corpus`` (default the
-corpus cache: ``$LAGRAPH_CORPUS``, else ``bench/graphs``), undirected as stored, directed ones symmetrized (each arc an undirected
-edge). ``--quick`` takes ``kron14``, ``grid200`` and the corpus graphs of at most
-``QUICK_MAX_STORED`` stored entries. Self-loops are dropped from every graph, as GAP drops
-them.
+corpus cache: ``$LAGRAPH_CORPUS``, else ``bench/graphs``), undirected as stored, directed
+ones symmetrized (each arc an undirected edge). ``--quick`` takes ``kron14``, ``grid200``
+and the corpus graphs of at most ``QUICK_MAX_STORED`` stored entries. Self-loops are
+dropped from every graph, as GAP drops them.
 
 GAP (``--gap``, default ``/work/shared/peers/gapbs``: sbeamer/gapbs @ b5e3e19) is copied
 to ``build/gapbs`` (git-ignored) and built there with ``make bfs cc converter`` (g++ with
