@@ -584,8 +584,6 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __rest
          int max_levels, unsigned int* bar, unsigned long long* out) {
     __shared__ unsigned long long cache[HC];
     if (blockIdx.x == 0 && threadIdx.x < CTL) ctl_next[threadIdx.x] = 0;
-    unsigned int gen = 0;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     for (int l = k, r = 0;; ++l, r = (r + 1) % 3) {
         if (blockIdx.x == 0 && threadIdx.x == 0) {      // slot of level l+1, last read at l-2
             int z = (r + 1) % 3;
@@ -596,7 +594,7 @@ pull_hub(const I* __restrict__ tptr, const I* __restrict__ tind, const I* __rest
                              (l - k) & 1 ? bits0 : bits1, serial, NO_CAP, cache, &ctl[r],
                              &ctl[3 + r], &ctl[6], (unsigned long long*)nullptr,
                              (unsigned long long*)nullptr);
-        grid_sync(bar, gen);
+        grid_sync(bar);
         const long long nq = (long long)*(volatile unsigned long long*)&ctl[r];
         if (nq == 0 || l - k + 1 >= max_levels || (nq <= prev_nq && nq < min_nq)) {
             if (blockIdx.x == 0 && threadIdx.x == 0)
@@ -813,11 +811,9 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
                                 const unsigned* in_bits, unsigned* out_bits, long long words,
                                 unsigned long long* out) {
     if (blockIdx.x == 0 && threadIdx.x < CTL) ctl_next[threadIdx.x] = 0;
-    unsigned int gen = 0;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
-    auto sync = [&]() { grid_sync(bar, gen); };
+    auto sync = [&]() { grid_sync(bar); };
     const I* cur = q0;                     // the caller's queue is only read
     I* nxt = qa;
     if (in_bits) {                         // no queue: the frontier's bitmap, into qa first
@@ -936,40 +932,6 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 #define CUT 45                  // ctl words: the vertices a pull level cut at its cap without
                                 // a parent (pull_level's c_cut), by the level modulo 3
 
-// Barrier of `count` blocks of a resident grid (its first `count`, or all of it), as
-// grid_sync; a block that expects a long wait pauses between polls, at most `wait_ns` (0:
-// it spins), so that the working blocks keep the memory system. The last block to arrive
-// calls last() (one thread) before it lets the others go.
-template <class Last>
-__device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen,
-                                            unsigned int count, unsigned int wait_ns, Last last) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned int my = gen;
-        __threadfence();
-        if (atomicAdd(&bar[0], 1u) == count - 1) {
-            last();
-            atomicExch(&bar[0], 0u);
-            __threadfence();
-            atomicAdd(&bar[1], 1u);
-        } else if (wait_ns) {
-            for (unsigned int ns = 32; *(volatile unsigned int*)&bar[1] == my;
-                 ns = min(2 * ns, wait_ns))
-                __nanosleep(ns);
-        } else {
-            while (*(volatile unsigned int*)&bar[1] == my) { }
-        }
-        __threadfence();
-        gen = my + 1;
-    }
-    __syncthreads();
-}
-
-__device__ __forceinline__ void blocks_sync(unsigned int* bar, unsigned int& gen,
-                                            unsigned int count, unsigned int wait_ns) {
-    blocks_sync(bar, gen, count, wait_ns, [] {});
-}
-
 // The direction rule of lagraph_py/algorithms/bfs.py, applied after every level to the
 // kernels' exact counts: push -> pull when the frontier grew and its out-edges exceed the
 // in-edges of unvisited vertices / alpha; pull -> push once it shrinks below pull_min
@@ -1080,10 +1042,10 @@ __device__ __forceinline__ void prefix_in_place(long long* x, long long len, lon
     sync();
 }
 
-// A team's barrier: of its T blocks (gen: thread 0's generation), or its block (SOLO).
+// A team's barrier: of its T blocks, or its block (SOLO).
 template <bool SOLO>
-__device__ __forceinline__ void team_sync(unsigned int* tbar, unsigned int& gen, long long T) {
-    if (SOLO) __syncthreads(); else blocks_sync(tbar, gen, (unsigned int)T, 0u);
+__device__ __forceinline__ void team_sync(unsigned int* tbar, long long T) {
+    if (SOLO) __syncthreads(); else blocks_sync(tbar, (unsigned int)T);
 }
 
 // The end of a team's level (after its barrier), by thread 0 of each member: the level's
@@ -1127,15 +1089,13 @@ template <typename I>
 __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned long long* cnt,
                                           unsigned long long* cache) {
     __shared__ bool go_on, longs;
-    unsigned int gen = 0;
     unsigned int* tbar = S.bar + 2;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&tbar[1];
     const long long G = gridDim.x;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (!w.bits) {
         queue_bits(S.queue(w.cur), w.nq, S.bitmap(w.cur), S.words, tid, G * blockDim.x,
-                   [&]() { team_sync<false>(tbar, gen, G); });
-        team_sync<false>(tbar, gen, G);
+                   [&]() { team_sync<false>(tbar, G); });
+        team_sync<false>(tbar, G);
     }
     for (int r = 0;; r = (r + 1) % 3) {
         const long long cur = w.cur;
@@ -1152,7 +1112,7 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
                             S.pv != nullptr, S.indptr, S.in_ptr, S.hc, S.hub_deg, S.bitmap(cur),
                             S.bitmap(1 - cur), (int)S.serial, S.pull_cap, cache, c, c + 1,
                             c + 3, c + 2, S.nlong ? cut : nullptr);
-        team_sync<false>(tbar, gen, G);
+        team_sync<false>(tbar, G);
         if (S.nlong) {
             if (threadIdx.x == 0)
                 longs = !S.long_if_cut || *(volatile unsigned long long*)cut != 0;
@@ -1162,7 +1122,7 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
                           level, S.pv, S.lv, S.pv != nullptr, S.indptr, S.in_ptr, S.hc,
                           S.hub_deg, S.bitmap(cur), S.bitmap(1 - cur), cache, c, c + 1, c + 3,
                           c + 2);
-                team_sync<false>(tbar, gen, G);
+                team_sync<false>(tbar, G);
             }
         }
         if (threadIdx.x == 0) go_on = end_level(S, w, true, true, G, c);
@@ -1182,10 +1142,8 @@ template <typename I, bool SOLO>
 __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long T,
                                           unsigned long long* cnt, unsigned long long* smem) {
     __shared__ bool go_on;
-    unsigned int gen = 0;
     unsigned int* tbar = S.bar + 2;
-    if (!SOLO && threadIdx.x == 0) gen = *(volatile unsigned int*)&tbar[1];
-    auto sync = [&]() { team_sync<SOLO>(tbar, gen, T); };
+    auto sync = [&]() { team_sync<SOLO>(tbar, T); };
     const long long member = SOLO ? 0 : blockIdx.x;
     const long long tid = member * blockDim.x + threadIdx.x;
     const long long nthreads = T * blockDim.x;
@@ -1266,7 +1224,8 @@ __device__ __forceinline__ void take_over(const unsigned long long* ctl, Walk& w
 // Outputs: lv the levels, pv the parents (either null when not wanted), -1 where unreached.
 // They and the status array st are filled here (UNV, -1; the source's entries its own), so
 // that the host issues nothing but the launch. bits, queues, degs, totals, hc, ctl:
-// scratch, written here before use; bar: 4 barrier words, zero between launches.
+// scratch, written here before use; bar: the words of the grid's barrier ([0]) and of the
+// teams' ([2]), see blocks_sync.
 // rule.pull_min = n / BETA; rule.unexplored = stored entries - in-degree of the source.
 // trace (unless null): [0] the global timer (ns) at the start; per level 0 < l <
 // trace_len, at its end, [4l] the global timer, [4l+1] block 0's clock (cycles), [4l+2]
@@ -1281,13 +1240,9 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
     __shared__ Walk w;
     __shared__ bool pull;
     __shared__ long long T;
-    unsigned int gen = 0;
     const long long G = gridDim.x, source = S.source;
     const unsigned long long d0 = deg_of(S.indptr, source);
-    if (threadIdx.x == 0) {
-        gen = *(volatile unsigned int*)&S.bar[1];
-        w = Walk{1, d0, d0, 0, 0, 0, 0, 0, false, true};
-    }
+    if (threadIdx.x == 0) w = Walk{1, d0, d0, 0, 0, 0, 0, 0, false, true};
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = G * blockDim.x;
     if (tid == 0 && S.trace && S.trace_len > 0)
@@ -1304,7 +1259,7 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
         S.queues[0] = (I)source;
         S.degs[0] = (long long)d0;
     }
-    blocks_sync(S.bar, gen, (unsigned int)G, 0u);
+    blocks_sync(S.bar, (unsigned int)G);
     while (true) {
         if (threadIdx.x == 0) {
             pull = w.pulls(S.rule, S.tptr != nullptr);
@@ -1315,7 +1270,7 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
         if (!pull && w.bits) {          // a bitmap to push from: its queue, made by the grid
             bits_to_queue(S.bitmap(w.cur), S.words, S.queue(w.cur), &S.ctl[QCOUNT], tid,
                           nthreads, S.indptr, S.deg(w.cur));
-            blocks_sync(S.bar, gen, (unsigned int)G, 0u);      // every thread read w.bits
+            blocks_sync(S.bar, (unsigned int)G);      // every thread read w.bits
             if (threadIdx.x == 0) w.bits = 0;
             if (tid == 0) S.ctl[QCOUNT] = 0;
             __syncthreads();
@@ -1332,8 +1287,7 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
             }
             if (blockIdx.x == 0 && threadIdx.x == 0) hand_over(S.ctl, w);
         }
-        blocks_sync(S.bar, gen, (unsigned int)G,
-                    blockIdx.x >= T ? (unsigned int)S.wait_ns : 0u);
+        blocks_sync(S.bar, (unsigned int)G, blockIdx.x >= T ? (unsigned int)S.wait_ns : 0u);
         if (threadIdx.x == 0) take_over(S.ctl, w);
     }
 }
@@ -1509,12 +1463,10 @@ __global__ void __launch_bounds__(512, 3)           // gpu_bfs_steps.py _BLOCK; 
 rank_levels(const __grid_constant__ RankLevel<I> L, int first) {
     __shared__ long long now[RS_WORDS];
     __shared__ long long own[HC];                          // a short queue's prefix
-    unsigned int gen = 0;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&L.bar[1];
     const long long G = gridDim.x, tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = G * blockDim.x;
     const bool timed = L.trace && blockIdx.x == 0 && threadIdx.x == 0;
-    auto sync = [&]() { blocks_sync(L.bar, gen, (unsigned int)G, 0u); };
+    auto sync = [&]() { blocks_sync(L.bar, (unsigned int)G); };
     for (int k = first;; ++k) {
         unsigned long long* qcount = L.qcount + (k & 1);
         const unsigned* bits = L.bits + ((k - 1) & 1) * L.words;      // the frontier
@@ -1589,7 +1541,7 @@ rank_levels(const __grid_constant__ RankLevel<I> L, int first) {
             __syncthreads();
             if (threadIdx.x == 0) __threadfence_system();   // before the ranks' barrier
         }
-        blocks_sync(L.bar, gen, (unsigned int)G, 0u, [&] { rank_barrier(L, k & 1); });
+        blocks_sync(L.bar, (unsigned int)G, [&] { rank_barrier(L, k & 1); });
         if (timed && k < L.trace_len) {
             long long* row = L.trace + TRACE_WORDS * k;
             row[0] = now[RS_NQ];

@@ -74,15 +74,13 @@ __global__ void cc_heads(const I* __restrict__ ptr, const I* __restrict__ ind, l
 // heads: the rows' first entries (cc_heads);
 // warp_rows[0..nwarp): the vertices whose rows hold THREAD_ROW < entries <= LONG_ROW;
 // (cv, clo)[0..nchunks): the chunks of the longer rows; hub: a vertex of largest degree.
-// parent: n words of scratch; label: the n labels out. bar: the grid barrier's two words.
+// parent: n words of scratch; label: the n labels out. bar: the grid barrier's word (shared.cuh).
 template <typename I>
 __global__ void __launch_bounds__(512)
 cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
               const I* __restrict__ heads, const I* __restrict__ warp_rows, long long nwarp,
               const I* __restrict__ cv, const long long* __restrict__ clo, long long nchunks,
               long long hub, I* parent, long long* label, unsigned int* bar) {
-    unsigned int gen = 0;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
 
@@ -95,7 +93,7 @@ cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
         }
         parent[v] = p;
     }
-    grid_sync(bar, gen);
+    grid_sync(bar);
 
     for (long long v = tid; v < n; v += nthreads) {
         const I* h = heads + SAMPLED * v;
@@ -107,7 +105,7 @@ cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
         for (int j = 1; j < SAMPLED; ++j)
             if (h[j] != (I)v) r = link<true>(r, h[j], parent);
     }
-    grid_sync(bar, gen);
+    grid_sync(bar);
 
     I c = (I)hub;
     for (long long k = blockIdx.x; k < nchunks; k += gridDim.x) {
@@ -126,7 +124,7 @@ cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
         const long long lo = ptr[v], hi = ptr[v + 1];
         if (hi - lo <= THREAD_ROW) join_row(ind, lo + SAMPLED, hi, (I)v, 1, c, parent);
     }
-    grid_sync(bar, gen);
+    grid_sync(bar);
 
     for (long long v = tid; v < n; v += nthreads) {
         I r = find((I)v, parent);

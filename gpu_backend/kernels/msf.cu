@@ -238,14 +238,14 @@ __device__ __forceinline__ void order_phase(const I* forest, const u64* forest_c
                                             unsigned* flag, I* part, long long* src,
                                             long long* dst,
                                             const void* weights, int wsize, void* weight,
-                                            unsigned int* bar, unsigned int& gen) {
+                                            unsigned int* bar) {
     const long long k = (long long)min(__ldcg(forest_count), cap);   // more: the host reports
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += stride) {
         const long long e = (long long)__ldcg(forest + i);
         atomicOr(flag + (e >> 5), 1u << (e & 31));
     }
-    grid_sync(bar, gen);
+    grid_sync(bar);
     const long long share = (m + stride - 1) / stride * blockDim.x;     // whole tiles a block
     const long long lo = blockIdx.x * share, hi = min(m, lo + share);
     int count = 0;
@@ -254,7 +254,7 @@ __device__ __forceinline__ void order_phase(const I* forest, const u64* forest_c
         count += __syncthreads_count(e < hi && flagged(flag, e));
     }
     if (threadIdx.x == 0) part[blockIdx.x] = (I)count;
-    grid_sync(bar, gen);
+    grid_sync(bar);
     long long mine = 0, before, total;          // before: the flags of the blocks before
     for (long long b = threadIdx.x; b < blockIdx.x; b += blockDim.x) mine += __ldcg(part + b);
     block_excl_scan(mine, &before);              // (its total: the sum over this block)
@@ -333,10 +333,8 @@ __global__ void __launch_bounds__(256)
 msf_order(const I* forest, const u64* forest_count, u64 cap, long long m,
           const I* __restrict__ ends, unsigned* flag, I* part, long long* src,
           long long* dst, const void* weights, int wsize, void* weight, unsigned int* bar) {
-    unsigned int gen = 0;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     order_phase(forest, forest_count, cap, m, ends, flag, part, src, dst, weights, wsize,
-                weight, bar, gen);
+                weight, bar);
 }
 
 // The whole of Borůvka in one launch (small graphs: every phase a grid barrier apart
@@ -354,12 +352,10 @@ msf_fused(const I* __restrict__ ends, long long m, long long nlight, int light_r
           int max_rounds, long long n, I* parent, I* minkey, I* list0, I* list1, u64* cnt,
           I* forest, u64 forest_cap, long long* label, long long* src, long long* dst,
           const void* weights, int wsize, void* weight, unsigned int* bar) {
-    unsigned int gen = 0;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     init_phase(n, parent, minkey, cnt);
-    grid_sync(bar, gen);
+    grid_sync(bar);
     collect_phase(ends, 0, nlight, parent, minkey, list0, cnt, (u64)m);
-    grid_sync(bar, gen);
+    grid_sync(bar);
     int i = 0, rounds = 0;
     bool pending = nlight < m;
     while (true) {
@@ -367,10 +363,10 @@ msf_fused(const I* __restrict__ ends, long long m, long long nlight, int light_r
             if (!pending) break;
             pending = false;                   // the heavy edges join the candidates
             flatten_phase(n, parent, (long long*)nullptr);
-            grid_sync(bar, gen);
+            grid_sync(bar);
             collect_phase(ends, nlight, m, parent, minkey + i * n, i ? list1 : list0, cnt + i,
                           (u64)m);
-            grid_sync(bar, gen);
+            grid_sync(bar);
             continue;
         }
         if (rounds == max_rounds) {
@@ -381,20 +377,20 @@ msf_fused(const I* __restrict__ ends, long long m, long long nlight, int light_r
         I* const in = i ? list1 : list0;
         decide_phase(in, cnt + i, ends, parent, minkey + i * n, forest, cnt + 2, forest_cap,
                      cnt + o);
-        grid_sync(bar, gen);
+        grid_sync(bar);
         join_phase(forest, cnt + 5, cnt + 2, ends, parent, minkey + i * n, n);
-        grid_sync(bar, gen);
+        grid_sync(bar);
         shrink_phase(in, cnt + i, ends, parent, minkey + o * n, o ? list1 : list0, cnt + o,
                      (u64)m, cnt + 5, cnt + 2);
-        grid_sync(bar, gen);
+        grid_sync(bar);
         i = o;
         ++rounds;
     }
     flatten_phase(n, parent, label);
     clear_phase((unsigned*)list0, m);          // (the lists' block, free once the rounds end)
     if (blockIdx.x == 0 && threadIdx.x == 0) cnt[3] = rounds;
-    grid_sync(bar, gen);
+    grid_sync(bar);
     order_phase(forest, cnt + 2, forest_cap, m, ends, (unsigned*)list0, list1, src, dst,
                 weights, wsize,
-                weight, bar, gen);
+                weight, bar);
 }

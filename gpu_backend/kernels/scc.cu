@@ -5,7 +5,7 @@
 // fixed point on the device, with a software grid barrier between phases; every block
 // reads the same control word after a barrier and takes the same branch.
 //   ctl  control words, zero at launch (rotating by level / sweep / round, see each kernel)
-//   bar  two barrier words, zero at launch
+//   bar  the grid barrier's word (shared.cuh blocks_sync)
 //   out  results (device words, read by the host once, after the kernel)
 // Vertices are handled by groups of g lanes (g a power of two <= 32, "virtual warps"
 // sized to the average degree): the lanes of a group stride over one vertex's row. Rows
@@ -131,8 +131,6 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
                long long* rv, unsigned char* rp, unsigned long long* ctl, unsigned int* bar,
                unsigned long long* out) {
     typedef typename Counter<I>::T C;
-    unsigned int gen = 0;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const int lane = (int)(tid & (g - 1));
@@ -141,7 +139,7 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
     long long lo, hi;
 
     for (long long v = tid; v < n; v += nthreads) st[v] = pres[v];
-    grid_sync(bar, gen);
+    grid_sync(bar);
     const bool everyone = nq == n;                            // counts = row lengths
     for (long long w = tid / g; w < nq; w += ngroups) {       // counts of short rows
         const I v = q[w];
@@ -156,7 +154,7 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
             cin[v] = in_long ? hub_bit<C>() : (C)in_n;
         }
     }
-    grid_sync(bar, gen);
+    grid_sync(bar);
     for (long long i = tid; i < nq; i += nthreads) {
         const I v = q[i];
         if (__ldcg(&cin[v]) == 0 || __ldcg(&cout[v]) == 0) {
@@ -166,7 +164,7 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
             qa[slot(&ctl[0])] = v;
         }
     }
-    grid_sync(bar, gen);
+    grid_sync(bar);
     unsigned long long removed = 0;
     int level = 0;
     for (;; ++level) {
@@ -195,7 +193,7 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
         }
         if (nchunks) {                                       // active hubs: any neighbour?
             const C stamp = hub_bit<C>() | (C)(level + 1);
-            grid_sync(bar, gen);
+            grid_sync(bar);
             for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
                 const bool fwd = c < nac;
                 const I v = fwd ? chunk_of(aptr, acv, aclo, c, lo, hi)
@@ -210,7 +208,7 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
                     }
                 }
             }
-            grid_sync(bar, gen);
+            grid_sync(bar);
             for (long long c = tid; c < nchunks; c += nthreads) {
                 const bool fwd = c < nac;
                 const I v = fwd ? chunk_of(aptr, acv, aclo, c, lo, hi)
@@ -220,7 +218,7 @@ scc_trim_fused(const I* __restrict__ aptr, const I* __restrict__ aind,
                     claim(v, st, mark, next, nnext, lv, lp);
             }
         }
-        grid_sync(bar, gen);
+        grid_sync(bar);
     }
     for (long long i = tid; i < nq; i += nthreads) {
         const I v = q[i];
@@ -352,8 +350,7 @@ __device__ __forceinline__ unsigned long long tile_offsets(const unsigned long l
 #define STAGE 1024
 template <typename P>
 __device__ __forceinline__ void move_down(P* ea, P* stage, unsigned long long total,
-                                          long long tile, unsigned int* bar,
-                                          unsigned int& gen) {
+                                          long long tile, unsigned int* bar) {
     const long long stretch = (long long)gridDim.x * STAGE;
     #pragma unroll 1
     for (long long base = 0; base < (long long)total; base += stretch) {
@@ -368,7 +365,7 @@ __device__ __forceinline__ void move_down(P* ea, P* stage, unsigned long long to
             }
             stage[k] = ea[lo * tile + (j - (long long)tile_start[lo])];
         }
-        grid_sync(bar, gen);
+        grid_sync(bar);
         #pragma unroll 1
         for (int k = threadIdx.x; k < STAGE && first + k < (long long)total; k += blockDim.x)
             ea[first + k] = stage[k];
@@ -418,8 +415,6 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
                      unsigned long long* part, unsigned long long* ctl, unsigned int* bar,
                      unsigned long long* out) {
     typedef typename Pair<I>::T P;
-    unsigned int gen = 0;
-    if (threadIdx.x == 0) gen = *(volatile unsigned int*)&bar[1];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const int wlane = threadIdx.x & 31;
@@ -430,7 +425,7 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
     }
 
     for (long long i = tid; i < nq; i += nthreads) sig[qa[i]] = {qa[i], qa[i]};
-    grid_sync(bar, gen);
+    grid_sync(bar);
     unsigned long long sweeps = 0, rounds = 0;
     bool hand_over = false;
     while (true) {
@@ -460,7 +455,7 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
             if (__syncthreads_or(changed) && threadIdx.x == 0) atomicOr(&ctl[sweeps % 3], 1ull);
             if (tid == 0 && (sweeps + 1 >= max_sweeps || global_ns() - t_round > round_ns))
                 atomicOr(&ctl[sweeps % 3], 2ull);
-            grid_sync(bar, gen);
+            grid_sync(bar);
             const unsigned long long flags = *(volatile unsigned long long*)&ctl[sweeps % 3];
             ++sweeps;
             if (!(flags & 1)) break;
@@ -480,7 +475,7 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
                 qb[slot(left)] = v;
             }
         }
-        grid_sync(bar, gen);
+        grid_sync(bar);
         const long long nleft = (long long)*(volatile unsigned long long*)left;
         if (tid == 0 && rounds < LOG_ROUNDS) {
             out[3 + 3 * rounds] = sweeps;
@@ -494,22 +489,22 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
         __shared__ P stage[STAGE];
         const unsigned long long kept = keep_in_tile(ea, sig, stage, lo, hi);
         if (threadIdx.x == 0) part[blockIdx.x] = kept;
-        grid_sync(bar, gen);
+        grid_sync(bar);
         const unsigned long long total = tile_offsets(part);
-        move_down(ea, stage, total, tile, bar, gen);
+        move_down(ea, stage, total, tile, bar);
         m = (long long)total;
         nq = nleft;
         if (tid == 0) {
             t_round = global_ns();
             round_ns = budget(ns_per_item, nq + m);
         }
-        grid_sync(bar, gen);
+        grid_sync(bar);
         for (long long i = tid; i < nq; i += nthreads) {     // restart the others
             const I v = qb[i];
             sig[v] = {v, v};
         }
         I* tq = qa; qa = qb; qb = tq;
-        grid_sync(bar, gen);
+        grid_sync(bar);
     }
     if (tid == 0) {
         out[0] = rounds;
