@@ -330,8 +330,8 @@ SEARCH_PATHS = {
     "default": {},
     "solo": {"solo_width": 1 << 40},                  # every push level in one block
     "teams": {"solo_width": 0, "team_width": 64},     # never one block: teams of blocks
-    "teams_spinning": {"solo_width": 0, "team_width": 64,   # ... the blocks outside a
-                       "team_wait_ns": 0},                  # team spin while they wait
+    "teams_pausing": {"solo_width": 0, "team_width": 64,    # ... the blocks outside a
+                      "team_wait_ns": 2048},                # team pause between polls
     "teams_queues": {"solo_width": 0, "team_width": 64,     # ... the grid's push levels
                      "grid_bitmap_edges": 1 << 62},         # leave queues, not bitmaps
     "pull": {"small_frontier": 0, "persistent_edge_limit": 0},   # pull when the rule says
