@@ -43,7 +43,9 @@ def timings(fn, arguments: list[tuple], budget: float | None = 10.0, sync=None,
     seconds and the number of runs.
 
     One untimed warm-up call with the first arguments comes first, then a second one
-    where the first took under a second (the first may load code). A call faster than
+    where the first took under ``budget`` seconds (or one second): the first may load or
+    compile code (a GPU step's first call on a graph compiles its kernels), and a call
+    timed by it alone would get two runs and no warm-up. A call faster than
     :data:`WARM_CALL` seconds then gets :data:`WARM_SECONDS` of untimed calls (caches,
     branch predictors and clocks settle) and is timed over at least :data:`FAST_SAMPLES`
     calls, the arguments repeated. A call slower than ``budget / len(arguments)`` seconds
@@ -58,7 +60,7 @@ def timings(fn, arguments: list[tuple], budget: float | None = 10.0, sync=None,
     warm = time.perf_counter() - t0
     if check is not None:
         check(result)
-    if warm < 1.0:                  # the first call may load code: time a second one
+    if warm < max(1.0, budget or 0.0):          # the first may compile: time a second one
         t0 = time.perf_counter()
         fn(*arguments[0])
         sync()
