@@ -279,6 +279,22 @@ def test_algorithms_refuse_before_they_allocate(path, monkeypatch):
         call()
 
 
+def test_a_kept_estimate_follows_the_transpose(monkeypatch):
+    # the estimate kept with the Graph after a call: not the one from before its transpose
+    # was made (which counted the transpose), else a call that fits would be refused
+    ex = EXECUTORS["compiled"]
+    D = lg.generate.kronecker(10, directed=True)
+    before = memory.bfs_bytes(D, ex)
+    lg.bfs(D, 0, backend=ex)                                   # makes the transpose
+    after = memory.bfs_bytes(D, ex)
+    assert after < before
+    monkeypatch.setenv(memory.LIMIT_VARIABLE, str(int(after / (1 - memory.HEADROOM)) + 64))
+    lg.bfs(D, 1, backend=ex)
+    monkeypatch.setenv(memory.LIMIT_VARIABLE, str(after))       # less the headroom
+    with pytest.raises(MemoryError, match=f"bfs on <Graph .*> needs {after:,} bytes"):
+        lg.bfs(D, 1, backend=ex)
+
+
 def test_builds_and_transposes_refuse(monkeypatch):
     src, dst = np.arange(5000) % 300, np.arange(5000) % 299
     need = memory.build_bytes(300, 5000, True, 0, "compiled")

@@ -777,6 +777,14 @@ MUTATIONS = (
         "            if fw[v] <= bw[v]:",
         ["tests/test_distributed.py::test_results_equal_the_single_process_executors"]),
     _mutation(
+        "memory-estimate-kept-across-transpose",
+        "the host memory estimate kept with a Graph ignores whether its transpose is made: "
+        "the estimate from before (which counts the transpose) refuses later calls that fit",
+        "lagraph_py/memory.py",
+        "key = f\"memory.{task}.{path_of(executor)}.{method}.{int('transpose' in G._cache)}\"",
+        "key = f\"memory.{task}.{path_of(executor)}.{method}\"",
+        ["tests/test_memory.py::test_a_kept_estimate_follows_the_transpose"]),
+    _mutation(
         "cc-placed-after-its-matrix",
         "connected components build the device matrix before the placement: a budget "
         "too small is refused only after the adjacency was allocated",

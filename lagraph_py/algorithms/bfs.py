@@ -74,7 +74,7 @@ def bfs(G, source, *, backend: str = "cpu", method: str = "auto", levels: bool =
     if method not in methods:
         raise ValueError(f"method must be one of {methods} on the {ex.name} executor, "
                          f"got {method!r}")
-    memory.ensure(memory.bfs_bytes(G, ex, method), "bfs", G)
+    memory.ensure_call(G, ex, "bfs", method)
     with ex.placement(G, "bfs"):
         level, parent = ex.bfs_search(G, s, method, levels, parents)    # the group step
     return BFSResult(source=s, level=level, parent=parent)

@@ -70,7 +70,7 @@ def connected_components(G: Graph, *, backend: str = "cpu",
                    "components, or call lagraph_py.scc for the strongly connected ones")
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
-    memory.ensure(memory.cc_bytes(G, ex), "connected_components", G)
+    memory.ensure_call(G, ex, "cc")
     with ex.placement(G, "cc"):
         label = ex.connected_components(ex.matrix(G), G.n)      # the group step
         return SCCResult(labels=ex.to_dense(label, -1, consume=True))

@@ -109,7 +109,7 @@ def msf(G: Graph, *, backend: str = "cpu", symmetrize: bool = False) -> MSFResul
     G = undirected(G, symmetrize, "msf needs an undirected graph; build it with "
                    "directed=False, or pass symmetrize=True to treat each directed edge "
                    "(u, v, w) as the undirected edge {u, v} (parallel edges keep the lightest)")
-    memory.ensure(memory.msf_bytes(G, ex), "msf", G)
+    memory.ensure_call(G, ex, "msf")
     with ex.placement(G, "msf"):
         src, dst, weight, component = ex.spanning_forest(G)      # the group step
     return MSFResult(src=src, dst=dst, weight=weight, component=component)

@@ -121,7 +121,7 @@ def scc(G, *, backend: str = "cpu") -> SCCResult:
     ex = get_executor(backend, G)
     if G.n == 0:
         return SCCResult(labels=ex.array(np.empty(0, dtype=np.int64)))
-    memory.ensure(memory.scc_bytes(G, ex), "scc", G)
+    memory.ensure_call(G, ex, "scc")
     with ex.placement(G, "scc"):
         label = ex.strong_components(G)
         return SCCResult(labels=ex.to_dense(label, -1, consume=True))
