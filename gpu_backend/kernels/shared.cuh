@@ -8,10 +8,9 @@
 // groups' grid barrier: the last arrival itself releases the others). The adds release;
 // the polls are relaxed loads, then one acquire fence, so that what a block wrote before
 // the barrier is seen by every block after it (polling with acquire loads cost the road
-// maps' connected components 10-20%: each one empties the multiprocessor's L1, which the
-// blocks still working there read through). A block that expects a long wait pauses
-// between polls, at most `wait_ns` (0: it spins), so that the working blocks keep the
-// memory system.
+// maps' connected components 10-20%, likely because each one invalidates the
+// multiprocessor's L1, which the blocks still working there read through). A block that
+// expects a long wait pauses between polls, at most `wait_ns` (0: it spins).
 __device__ __forceinline__ void wait_flip(const unsigned int* word, unsigned int before,
                                           unsigned int wait_ns) {
     for (unsigned int ns = 32;; ns = min(2 * ns, wait_ns)) {
