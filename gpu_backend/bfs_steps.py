@@ -319,7 +319,8 @@ class _SearchPlan:
     in-degree row pointers, the pull lists of the transpose, packed or not), the scratch
     fields (the status array, two frontier bitmaps, two queues with the out-degree beside
     each entry, a word per block, the hub cache, the control words and the barrier words,
-    zero between launches), and the host in-degrees and pull list lengths."""
+    multiples of 2^31 between launches: ``shared.cuh`` ``blocks_sync``), and the host
+    in-degrees and pull list lengths."""
 
     def __init__(self, ex, G):
         A = self.A = ex.matrix(G)
@@ -778,6 +779,8 @@ class BfsSteps:
         return self.hub_first_pull and not out_of_core_now()
 
     def _barrier(self):
+        """The grid barrier's word of the executor's persistent kernels (``shared.cuh``
+        ``blocks_sync``; zeroed once, a multiple of 2^31 between launches)."""
         bar = getattr(self, "_bar", None)
         if bar is None:
             bar = self._bar = cp.zeros(2, dtype=np.uint32)
