@@ -51,6 +51,7 @@ _KERNELS = {
     # scc.cu
     "scc_trim_fused": ("scc.cu", 1), "scc_gather_edges": ("scc.cu", 1),
     "scc_signatures_fused": ("scc.cu", 1), "scc_set_labels": ("scc.cu", 1),
+    "scc_pivot_label": ("scc.cu", 1),
     # components.cu
     "cc_union_find": ("components.cu", 1), "cc_heads": ("components.cu", 1),
 }

@@ -77,7 +77,10 @@ _NO_LIMIT = np.iinfo(np.int32).max  # levels: as many as the frontier lasts
 #: (the fill of the algorithm's to_dense, which then costs nothing).
 ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
-_SEARCH_CTL = 48               # control words of the search kernel (bfs.cu SCTL)
+_SEARCH_CTL = 50               # control words of the search kernel (bfs.cu SCTL)
+SEARCH_LEFT = 48               # the one where a search stopped at its last level leaves
+                               # its frontier's size (bfs.cu LEFT), and the next one the
+                               # vertices its levels found (REACHED)
 _PULL_CHUNK = 1024             # entries of a long in-list a warp tries at once (bfs.cu
                                # pull_long), of a packed list: PACKED_CHUNK words
 _LIST_CAPS = (1024, 512, 256, 128, 64)   # pull_list_cap's choices, the first preferred
@@ -101,7 +104,8 @@ _SEARCH_FIELDS = (
     ("hc", "q"), ("hub_deg", "q"), ("ctl", "q"), ("bar", "q"), ("alpha", "d"),
     ("pull_min", "d"), ("small_frontier", "q"), ("edge_limit", "q"), ("unexplored", "Q"),
     ("balance", "q"), ("serial", "q"), ("solo_width", "q"), ("width", "q"), ("wait_ns", "q"),
-    ("bits_edges", "q"), ("long_if_cut", "q"), ("trace", "q"), ("trace_len", "q"))
+    ("bits_edges", "q"), ("long_if_cut", "q"), ("trace", "q"), ("trace_len", "q"),
+    ("max_level", "q"))
 _SEARCH_FORMAT = "=" + "".join(code for _, code in _SEARCH_FIELDS)
 
 
@@ -313,41 +317,48 @@ def packed_fraction(ex, G) -> float | None:
     return fraction if (fraction * PACK_GAIN <= 1 if packed is None else packed) else None
 
 
-class _SearchPlan:
+class SearchPlan:
     """What the whole search (bfs.cu ``search``) needs of a graph, kept with it: the kernel
-    and its grid, the leading fields of its argument (the graph's device arrays: CSR, the
-    in-degree row pointers, the pull lists of the transpose, packed or not), the scratch
-    fields (the status array, two frontier bitmaps, two queues with the out-degree beside
-    each entry, a word per block, the hub cache, the control words and the barrier words,
-    multiples of 2^31 between launches: ``shared.cuh`` ``blocks_sync``), and the host
-    in-degrees and pull list lengths."""
+    and its grid, the leading fields of its argument (the device arrays of ``A`` and of
+    its transpose ``AT``: CSR, the in-degree row pointers, the pull lists of ``AT``,
+    packed or not), the scratch fields (the status array, two frontier bitmaps, two queues
+    with the out-degree beside each entry, a word per block, the hub cache, the control
+    words and the barrier words, multiples of 2^31 between launches: ``shared.cuh``
+    ``blocks_sync``; those of ``scratch_of``, another plan of the same size, if given),
+    and the host in-degrees and pull list lengths.
 
-    def __init__(self, ex, G):
-        A = self.A = ex.matrix(G)
-        AT = ex.matrix(G, transpose=True)
-        tind, heads = AT.pull_lists(A.indptr, ex._hub_first())
-        packed = packed_fraction(ex, G) is not None
+    ``hub_first``: the pull lists in decreasing out-degree (a sorted copy of ``AT``'s
+    indices) or in storage order; ``packed``: the pull levels read ``AT``'s packed
+    lists."""
+
+    def __init__(self, ex, A, AT, *, hub_first: bool, packed: bool, scratch_of=None):
+        self.A = A
+        tind, heads = AT.pull_lists(A.indptr, hub_first)
         tptr, pk = AT.packed_lists() if packed else (AT.indptr, None)
-        n, I = G.n, A.index_dtype
+        n, I = A.n, A.index_dtype
         self.kernel = _module.kernel("search", I)
         self.blocks = _module.resident_blocks(self.kernel, -(-n // ex.block), ex.block)
         words = (n + 31) // 32
-        ensure_fits(working_set(n, I, self.blocks), "bfs_search")
-        self.st = cp.empty(n, dtype=np.int32)
-        # the queues and their degrees (streamed: out of core, maybe managed memory)
-        queues = (cp.ndarray((2 * n,), I, streamed_alloc(2 * n * np.dtype(I).itemsize)),
-                  cp.ndarray((2 * n,), np.int64, streamed_alloc(16 * n)))
-        self._arrays = (self.st, cp.empty(2 * words, dtype=np.uint32), *queues,  # st, bits
-                        cp.empty(self.blocks, dtype=np.int64), cp.empty(HC, dtype=np.uint64),
-                        cp.empty(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
+        if scratch_of is not None:
+            self._arrays = scratch_of._arrays
+        else:
+            ensure_fits(working_set(n, I, self.blocks), "bfs_search")
+            # the queues and their degrees (streamed: out of core, maybe managed memory)
+            queues = (cp.ndarray((2 * n,), I, streamed_alloc(2 * n * np.dtype(I).itemsize)),
+                      cp.ndarray((2 * n,), np.int64, streamed_alloc(16 * n)))
+            self._arrays = (cp.empty(n, dtype=np.int32), cp.empty(2 * words, dtype=np.uint32),
+                            *queues, cp.empty(self.blocks, dtype=np.int64),  # st, bits
+                            cp.empty(HC, dtype=np.uint64),
+                            cp.empty(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
+        self.ctl = self._arrays[6]
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
-        self._list_lengths = np.diff(tptr.get()) if packed else AT.row_degree_host()
+        self.in_degree = AT.row_degree_host()
+        self._list_lengths = np.diff(tptr.get()) if packed else self.in_degree
         self._long = {}
         self.graph = (A.indptr.data.ptr, A.indices.data.ptr, ex._in_ptr(A).data.ptr,
                       tptr.data.ptr, tind.data.ptr, _NULL if pk is None else pk.data.ptr,
                       heads.data.ptr, n, words)
         self.scratch = (st, bits, queues, degs, totals, hc, A.hub_deg, ctl, bar)
-        self.in_degree = G.in_degree()
         self.list_cap = (PACKED_LIST_CAP if packed else
                          pull_list_cap(self._list_lengths, self.blocks * ex.block // 32))
         self.chunk = PACKED_CHUNK if packed else _PULL_CHUNK
@@ -462,28 +473,39 @@ class BfsSteps:
             return host_handover.bfs_search(G, source, levels, parents)
         stream = cp.cuda.get_current_stream()
         plan = G._cached(f"gpu.bfs.search.{stream.ptr}.{self.pull_packed}",
-                         lambda: _SearchPlan(self, G))
+                         lambda: SearchPlan(self, self.matrix(G),
+                                             self.matrix(G, transpose=True),
+                                             hub_first=self._hub_first(),
+                                             packed=packed_fraction(self, G) is not None))
         n = G.n
         # the outputs as arrays over one raw allocation: cupy.empty and a view of it for
         # each output took 4.2-6.0 µs of host time, this 1.7-4.9 µs (H200 host)
         out = streamed_alloc(8 * n * (levels + parents))   # (streamed, as the queues)
         level = cp.ndarray((n,), np.int64, out) if levels else None
         parent = cp.ndarray((n,), np.int64, out + 8 * n * levels) if parents else None
-        pv = out.ptr + 8 * n * levels if parents else _NULL
-        lv = out.ptr if levels else _NULL
+        self._launch_search(plan, source, out.ptr if levels else _NULL,
+                            out.ptr + 8 * n * levels if parents else _NULL)
+        return level, parent
+
+    def _launch_search(self, plan, source: int, lv: int, pv: int,
+                       max_level: int = _NO_LIMIT) -> None:
+        """Launch the ``search`` kernel of ``plan`` from ``source``, writing the levels at
+        device address ``lv`` and the parents at ``pv`` (either null), and stopping after
+        level ``max_level`` (its frontier left in ``plan.ctl[SEARCH_LEFT]``, the vertices
+        it found besides the source in the word after)."""
         trace = self.search_trace
         cap, chunk = self.pull_list_cap or plan.list_cap, self.pull_chunk or plan.chunk
         args = struct.pack(   # in the order of _SEARCH_FIELDS
             _SEARCH_FORMAT, *plan.graph[:7], *plan.long_items(cap, chunk), cap, chunk,
             *plan.graph[7:],
-            source, pv, lv, *plan.scratch, float(bfs_text.ALPHA), n / bfs_text.BETA,
+            source, pv, lv, *plan.scratch, float(bfs_text.ALPHA), plan.A.n / bfs_text.BETA,
             self.small_frontier, self._edge_limit(plan.A),
-            G.nstored - int(plan.in_degree[source]), self.persistent_balance,
+            plan.A.nstored - int(plan.in_degree[source]), self.persistent_balance,
             self.pull_serial, self.solo_width, self.team_width, self.team_wait_ns,
             self.grid_bitmap_edges, int(self.pull_long_if_cut),
-            _NULL if trace is None else trace.data.ptr, 0 if trace is None else trace.size // 4)
+            _NULL if trace is None else trace.data.ptr, 0 if trace is None else trace.size // 4,
+            max_level)
         _module.launch_resident(plan.kernel, plan.blocks, self.block, (args,))
-        return level, parent
 
     # ------------------------------------------------------------------ state
     def _state(self, parent: GpuVector, level, frontier: GpuVector, k: int, I) -> _BfsState:

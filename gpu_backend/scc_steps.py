@@ -15,9 +15,13 @@ their own pointers, sweeps repeat until no value changes, and each round keeps o
 vertices not done and the arcs inside their classes, compacted, until none is left; all
 decided on the device.
 
-The gpu runs one trim and then the signatures on every graph (``scc_seed_phases =
-"trim"``): on Kronecker graphs the signatures finish what the trim leaves in one round, so
-the forward-backward search (a BFS whose levels the host drives) does not pay here.
+The gpu first labels the component of the pivot (the largest hub) on every graph large
+enough to pay (``scc_seed_phases = "pivot"``): :meth:`SccSteps.scc_pivot_component` runs a
+forward and a backward search from it, each ONE launch of the BFS ``search`` kernel, and
+gives them up where they run deep (grids, meshes, road maps, chains of components). On a
+uniform random or Kronecker graph the giant component is most of the vertices and the
+searches take tens of levels, where the signature sweeps over all the arcs cost more. Then
+one trim, then the signatures.
 
 Two cases go to the host's compiled loops (the fused cpu executor's peeling queue and
 Pearce's variant of Tarjan's algorithm, ``lagraph_py/cpu_steps/scc.py``), run on the
@@ -48,7 +52,8 @@ import cupy as cp
 import numpy as np
 
 from . import _module, host_handover
-from .storage import ensure_fits, long_row_chunks
+from .bfs_steps import SEARCH_LEFT, SearchPlan
+from .storage import ensure_fits, long_row_chunks, streamed_alloc
 from .vector import GpuVector
 
 _BLOCK = 512
@@ -94,7 +99,7 @@ class SccSteps:
     scc_local_passes = 4
     #: One trim, then the signatures, on every graph: the signature kernel settles a
     #: power-law graph in a round (``bench/scc_notes.md``).
-    scc_seed_phases = "trim"
+    scc_seed_phases = "pivot"
     #: Graphs of at most this many vertices plus stored arcs are labelled on the host.
     scc_host_items = 1 << 15
     #: A signature round hands its rest to the host after this share of the time the host
@@ -104,6 +109,22 @@ class SccSteps:
     scc_host_share = 0.25
     #: ... or after this many sweeps (None: no limit).
     scc_handoff_sweeps = None
+    #: The pivot's searches (:meth:`scc_pivot_component`) run on graphs of more than this
+    #: many vertices plus arcs. On smaller ones a search's levels (tens of µs each, bound
+    #: by latency) cost more than the signature sweeps they spare, and the steps after
+    #: them cost what they cost anyway (H200, whole calls, against one trim first:
+    #: cnr-2000, 3.5M items, 4.89 against 3.59 ms; soc-Slashdot0902 2.41 against 1.58;
+    #: uniform random, 4.2M vertices, 8.4M arcs, 4.26 against 4.32; directed Kronecker 20,
+    #: 17M items, 1.70 against 2.20).
+    scc_pivot_items = 1 << 23
+    #: The pivot's searches each stop after this many
+    #: levels, and the component is then left to the trim and the signatures: a search
+    #: deeper than that crosses a grid, a mesh, a road map or a chain of components,
+    #: where the signatures label the pivot's component in the same sweeps as the rest.
+    scc_pivot_levels = 64
+    #: The backward search runs only where the forward one reached at least this share of
+    #: the active vertices: the component lies inside what the forward search reached.
+    scc_pivot_share = 1 / 64
     _scc_counts = None
 
     def strong_components(self, G) -> GpuVector:
@@ -142,6 +163,72 @@ class SccSteps:
         nleft, levels = (int(x) for x in out[:2].get())         # sync
         self._scc_counts = dict(self._scc_counts or {}, trim_levels=levels)
         return GpuVector(n, left_values, left, nvals=nleft)
+
+    def scc_pivot_component(self, G, A, AT, active, label) -> GpuVector:
+        """:meth:`Executor.scc_pivot_component
+        <lagraph_py.executor.Executor.scc_pivot_component>` by two launches of the BFS
+        ``search`` kernel (levels only, pull lists in storage order, one scratch for
+        both): forward from the pivot along ``A``, then backward along ``AT``. The
+        searches run on the whole graph: what ``active`` leaves out is a union of whole
+        components other than the pivot's, so the vertices both reach are the pivot's
+        component all the same; one more launch (``scc_pivot_label``) labels it, takes it
+        out of ``active`` in place and lists the active vertices left (the queue the trim
+        reads next), unless the backward search stopped short. It
+        labels nothing (and returns ``active`` as it is) on a graph of at most
+        :attr:`scc_pivot_items` vertices plus arcs, where a search would pass
+        :attr:`scc_pivot_levels` levels, or where the forward one reaches fewer than
+        :attr:`scc_pivot_share` of the active vertices. Two syncs, for the counts after
+        each search, and one for the pivot where not every vertex is active (else it is
+        kept with ``G``)."""
+        n = A.n
+        nactive = active.nvals()
+        if n + A.nstored <= max(self.scc_host_items, self.scc_pivot_items) or nactive == 0:
+            return active
+        pivot = (G._cached("gpu.scc.pivot", lambda: self._pivot(G, active)) if nactive == n
+                 else self._pivot(G, active))
+        stream = cp.cuda.get_current_stream()
+        forward, backward, words = G._cached(f"gpu.scc.pivot_plans.{stream.ptr}",
+                                             lambda: self._pivot_plans(A, AT))
+        out = streamed_alloc(16 * n)
+        fw, bw = out.ptr, out.ptr + 8 * n
+        self._launch_search(forward, pivot, fw, 0, self.scc_pivot_levels)   # (no parents)
+        left, reached = (int(x) for x in forward.ctl[SEARCH_LEFT:].get())   # sync (2 words)
+        if left or reached + 1 < self.scc_pivot_share * nactive:
+            return active
+        self._launch_search(backward, pivot, bw, 0, self.scc_pivot_levels)
+        lv, lp = label.for_update()
+        idx = A.index_dtype
+        queue = cp.empty(nactive, dtype=idx)
+        _module.launch_resident(
+            _module.kernel("scc_pivot_label", idx), words.size - 3, _BLOCK,
+            (fw, bw, n, backward.ctl[SEARCH_LEFT:], lv, lp, active.present, queue, words,
+             self._barrier()))
+        nleft, left = (int(x) for x in words[1:3].get())                   # sync
+        if left:
+            return active
+        label.touched()
+        active.touched()
+        active._queue, active._nvals = queue[:nleft], nleft
+        return active
+
+    def _pivot(self, G, active) -> int:
+        """The pivot: the active vertex of largest in-degree x out-degree, the smallest id
+        on a tie (a sync)."""
+        score = self.degree(G).values * self.degree(G, incoming=True).values
+        if active.nvals() < active.size:
+            score = cp.where(active.present, score, -1)
+        return int(cp.argmax(score))
+
+    def _pivot_plans(self, A, AT) -> tuple[SearchPlan, SearchPlan, cp.ndarray]:
+        """The plans of :meth:`scc_pivot_component`'s searches, forward along ``A`` and
+        backward along ``AT``, sharing one scratch, and the words that ``scc_pivot_label``
+        writes (the component's smallest id, the count of vertices left, whether the
+        backward search stopped short, then a count for each of its blocks)."""
+        forward = SearchPlan(self, A, AT, hub_first=False, packed=False)
+        blocks = _module.resident_blocks(_module.kernel("scc_pivot_label", A.index_dtype),
+                                         _module.grid_for(A.n, _BLOCK), _BLOCK)
+        return (forward, SearchPlan(self, AT, A, hub_first=False, packed=False,
+                                     scratch_of=forward), cp.empty(3 + blocks, dtype=np.uint64))
 
     def scc_signatures(self, A, AT, active, label) -> None:
         n, idx = A.n, A.index_dtype

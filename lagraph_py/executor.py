@@ -11,7 +11,8 @@ Group steps (:meth:`Executor.bfs_search`, :meth:`Executor.bfs_level`,
 :meth:`Executor.bfs_push_levels`, :meth:`Executor.bfs_pull_levels`,
 :meth:`Executor.spanning_forest`,
 :meth:`Executor.connected_components`, :meth:`Executor.strong_components`,
-:meth:`Executor.scc_trim`, :meth:`Executor.scc_signatures`) are defined here by their
+:meth:`Executor.scc_trim`, :meth:`Executor.scc_pivot_component`,
+:meth:`Executor.scc_signatures`) are defined here by their
 primitive steps; an executor may replace one with fused code (a kernel, a compiled loop),
 provided the result is the same. The algorithm text never changes.
 """
@@ -92,7 +93,9 @@ class Executor(ABC):
     #: trim, a forward-backward search from the largest hub, trim, 2-cycles (pays where
     #: ``scc_signatures`` is slow on a giant component: the primitive rounds); ``"trim"``,
     #: one trim on every graph (an executor whose ``scc_signatures`` settles a power-law
-    #: graph in a round or two).
+    #: graph in a round or two); ``"pivot"``, on every graph a forward-backward search
+    #: from the largest hub, which the executor may give up where it runs deep
+    #: (:meth:`scc_pivot_component`), then one trim.
     scc_seed_phases: str = "forward_backward"
     #: Which of the host estimates of :mod:`lagraph_py.memory` the algorithms check before
     #: running on this executor (``"compiled"``, ``"scipy"``, ``"reference"``); None for
@@ -339,6 +342,20 @@ class Executor(ABC):
         """
         from .algorithms.scc import trim
         return trim(self, A, AT, active, label)
+
+    def scc_pivot_component(self, G, A, AT, active, label) -> Any:
+        """Label the strongly connected component of the pivot, the active vertex of
+        largest in-degree x out-degree in ``G`` (smallest id on a tie), with its smallest
+        id, and return the active vertices left (values: own ids); ``active`` is consumed
+        (what is returned may be it, changed in place).
+
+        ``A``, ``AT``, ``active`` and ``label`` as in :meth:`scc_signatures`. Defined by
+        the forward and backward searches of :mod:`lagraph_py.algorithms.scc`
+        (``forward_backward``). An executor may instead label nothing and return
+        ``active`` as it is, where it judges the searches too deep to pay.
+        """
+        from .algorithms.scc import forward_backward
+        return forward_backward(self, G, A, AT, active, label)
 
     def scc_signatures(self, A, AT, active, label) -> None:
         """Label, in place in ``label``, every vertex of ``active`` with the smallest id of

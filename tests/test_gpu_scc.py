@@ -3,9 +3,10 @@
 ``lg.scc(G, backend="gpu")`` must give scipy's components labelled by their smallest id on
 every graph; the group steps ``scc_trim`` and ``scc_signatures`` and the primitive
 ``select_edges``, called directly on random inputs, must give exactly what the cpu
-executor's definitions give. Each runs in three modes (:data:`MODES`): on the device's
-kernels alone, on the host's compiled loops (small graphs), and with the signature kernel
-handing its rest to the host after a few sweeps (deep graphs). Skipped where CuPy or a
+executor's definitions give. Each runs in the modes of :data:`MODES`: on the device's
+kernels alone, on the host's compiled loops (small graphs), with the signature kernel
+handing its rest to the host after a few sweeps (deep graphs), with the pivot's searches
+cut short, and with one trim instead of the pivot's searches. Skipped where CuPy or a
 CUDA device is absent.
 """
 
@@ -25,11 +26,17 @@ from oracles import graphs, scc_labels  # noqa: E402
 pytestmark = pytest.mark.gpu
 CPU, GPU = CpuExecutor(), GpuExecutor()
 #: The executor's settings of each mode: the kernels alone (never the host), the host's
-#: loops alone (every graph counts as small), the kernels handing over after 3 sweeps.
+#: loops alone (every graph counts as small), the kernels handing over after 3 sweeps
+#: (without the pivot's searches, as on graphs of their size), the pivot's searches cut
+#: after two levels (given up on deeper graphs; the backward
+#: one after every forward one that finished), and one trim without the pivot's searches.
 MODES = {
-    "device": dict(scc_host_items=0, scc_host_share=float("inf")),
+    "device": dict(scc_host_items=0, scc_pivot_items=0, scc_host_share=float("inf")),
     "host": dict(scc_host_items=1 << 62),
     "handoff": dict(scc_host_items=0, scc_handoff_sweeps=3),
+    "pivot_cut": dict(scc_host_items=0, scc_pivot_items=0, scc_pivot_levels=2,
+                      scc_pivot_share=0.0),
+    "trim_first": dict(scc_host_items=0, scc_seed_phases="trim"),
 }
 RELAXED = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -262,6 +269,62 @@ def test_scc_signatures_step_on_unions_of_components(seed, mode):
     same(cl, gl)
     np.testing.assert_array_equal(cp.asnumpy(GPU.to_dense(gl, -1))[active_ids],
                                   comp[active_ids])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_scc_pivot_component_step_matches_cpu(seed, monkeypatch):
+    """The fused step, never given up, labels the pivot's component as the cpu executor's
+    definition does, leaves the earlier labels alone and returns the rest."""
+    for name, value in dict(scc_host_items=0, scc_pivot_items=0, scc_pivot_share=0.0,
+                            scc_pivot_levels=1 << 30).items():
+        monkeypatch.setattr(GPU, name, value)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    G = [lambda: giant(rng, n, 2 * n), lambda: random_digraph(rng, n), lambda: hubs(rng),
+         lambda: lg.generate.grid(30, 40, directed=True, orientation="random", seed=seed)
+         ][seed % 4]()
+    comp = scc_labels(G)
+    components = np.unique(comp)
+    chosen = components[rng.random(components.size) < (1.0 if seed % 2 else 0.6)]
+    active_ids = np.flatnonzero(np.isin(comp, chosen if chosen.size else components[-1:]))
+    (cA, cAT, ca, cl), (gA, gAT, ga, gl) = step_inputs(rng, G, active_ids)
+    c_left = CPU.scc_pivot_component(G, cA, cAT, ca, cl)
+    g_left = GPU.scc_pivot_component(G, gA, gAT, ga, gl)
+    same(c_left, g_left)
+    same(cl, gl)
+    assert GPU.nvals(g_left) < active_ids.size
+
+
+@pytest.mark.parametrize("levels", [1, 3, 1 << 20])
+def test_pivot_searches_cut_at_their_levels(monkeypatch, levels):
+    """A path of 50 vertices closed into a cycle: the pivot's searches need 49 levels;
+    cut before, the step labels nothing; either way the labels are right."""
+    for name, value in dict(scc_host_items=0, scc_pivot_items=0,
+                            scc_pivot_levels=levels).items():
+        monkeypatch.setattr(GPU, name, value)
+    ids = np.random.default_rng(1).permutation(50)
+    G = lg.Graph.from_edges(ids, np.roll(ids, -1), n=50)
+    _, (A, AT, active, label) = step_inputs(np.random.default_rng(2), G, np.arange(50))
+    left = GPU.scc_pivot_component(G, A, AT, active, label)
+    assert GPU.nvals(left) == (0 if levels > 49 else 50)
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["backward-cut", "forward-cut"])
+def test_pivot_component_given_up_when_one_search_is_cut(monkeypatch, reverse):
+    """One component: the pivot p (4 arcs out, 1 in) reaches v, w1..w4 in one level,
+    which reach p only along v -> w1 -> w2 -> w3 -> w4 -> p. Cut at 3 levels, the
+    backward search stops short (the forward one, on the reversed graph) although the
+    other finished: the step labels nothing, and the labels are right."""
+    for name, value in dict(scc_host_items=0, scc_pivot_items=0, scc_pivot_levels=3).items():
+        monkeypatch.setattr(GPU, name, value)
+    p, v, w1, w2, w3, w4 = 3, 0, 5, 1, 4, 2
+    src = [p, p, p, p, p, v, w1, w2, w3, w4]
+    dst = [v, w1, w2, w3, w4, w1, w2, w3, w4, p]
+    G = lg.Graph.from_edges(*((dst, src) if reverse else (src, dst)), n=6)
+    _, (A, AT, active, label) = step_inputs(np.random.default_rng(0), G, np.arange(6))
+    assert GPU.nvals(GPU.scc_pivot_component(G, A, AT, active, label)) == 6
+    np.testing.assert_array_equal(gpu_labels(G), np.zeros(6, dtype=np.int64))
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -242,12 +242,12 @@ def test_every_phase_runs_and_is_right(text_backend):
             return out
         return mock.patch.object(scc_module, name, wrapper)
 
-    with spy("_forward_backward"), spy("_trim_pairs"), \
+    with spy("forward_backward"), spy("_trim_pairs"), \
             mock.patch.object(get_executor(text_backend), "scc_seed_phases",
                               "forward_backward"):
         labels = check(G, text_backend)
     assert (labels[giant] == min(giant)).all()
-    assert calls["_forward_backward"] == 1
+    assert calls["forward_backward"] == 1
     assert calls["pairs"] == 2 * len(pairs)
     assert len(np.unique(labels)) == n - 199 - 2 * 30 - len(pairs)
 
@@ -283,7 +283,7 @@ def test_two_way_edges_inside_larger_components(text_backend):
 ], ids=["grid", "mesh"])
 def test_graphs_without_hubs_skip_forward_backward(make):
     G = make()
-    with mock.patch.object(scc_module, "_forward_backward",
+    with mock.patch.object(scc_module, "forward_backward",
                            side_effect=AssertionError("forward-backward ran")):
         check(G, TextOnFusedCpu())
         check(G, CpuExecutor())
@@ -295,13 +295,38 @@ def test_graphs_without_hubs_skip_forward_backward(make):
     lambda: generate.mesh(8, 8, 8, directed=True, orientation="sweep", two_way=0.2, seed=2),
 ], ids=["kronecker", "grid", "mesh"])
 def test_trim_seed_phase_gives_the_same_labels(text_backend, make):
-    """The other choice of ``Executor.scc_seed_phases`` (the gpu's: one trim, no
-    forward-backward) on every executor that runs the text."""
+    """The choice of ``Executor.scc_seed_phases`` of one trim, no forward-backward, on
+    every executor that runs the text."""
     G = make()
     with mock.patch.object(get_executor(text_backend), "scc_seed_phases", "trim"), \
-            mock.patch.object(scc_module, "_forward_backward",
+            mock.patch.object(scc_module, "forward_backward",
                               side_effect=AssertionError("forward-backward ran")):
         check(G, text_backend)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: generate.kronecker(10, directed=True, seed=3),
+    lambda: generate.grid(20, 20, directed=True, orientation="random", seed=3),
+    lambda: generate.uniform(2000, 3, directed=True, seed=3),
+], ids=["kronecker", "grid", "uniform"])
+def test_pivot_seed_phase_gives_the_same_labels(text_backend, make):
+    """The gpu's choice of ``Executor.scc_seed_phases``: the pivot's component first on
+    every graph (with or without hubs), then one trim, on every executor that runs the
+    text; the pivot's component is labelled by the searches."""
+    G = make()
+    calls = []
+
+    def spy(ex, G, A, AT, active, label):
+        calls.append(ex.nvals(active))
+        out = scc_module.forward_backward(ex, G, A, AT, active, label)
+        calls.append(ex.nvals(out))
+        return out
+
+    ex = get_executor(text_backend)
+    with mock.patch.object(ex, "scc_seed_phases", "pivot"), \
+            mock.patch.object(type(ex), "scc_pivot_component", spy):
+        check(G, text_backend)
+    assert calls[0] == G.n and calls[1] < G.n      # the pivot's component at least
 
 
 def test_hub_rule_tells_power_law_from_meshes_and_random_graphs():

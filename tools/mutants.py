@@ -367,6 +367,13 @@ MUTATIONS = (
         '"plus_pair", mask=active), "ge", 1)',
         [SCC]),
     _mutation(
+        "scc-pivot-component-largest-id",
+        "the pivot's component is labelled by its largest id",
+        "lagraph_py/algorithms/scc.py",
+        'ex.assign_scalar(label, ex.reduce(component, "min"), mask=component)',
+        'ex.assign_scalar(label, ex.reduce(component, "max"), mask=component)',
+        [SCC]),
+    _mutation(
         "cc-fastsv-semiring",
         "FastSV's neighbour minimum takes the matrix entry (*_first in mxv), not the label",
         "lagraph_py/algorithms/scc.py",
@@ -502,6 +509,30 @@ MUTATIONS = (
         "keep = rows < indices",
         ["tests/test_gpu_executor.py::test_matrix_without_loops_and_cache",
          "tests/test_gpu_scc.py::test_generated_classes_match_scipy"]),
+    _mutation(
+        "gpu-pivot-forward-cut-ignored",
+        "the gpu's pivot step goes on after a forward search that stopped at its last "
+        "level: what it did not reach is left out of the component",
+        "gpu_backend/scc_steps.py",
+        "if left or reached + 1 < self.scc_pivot_share * nactive:",
+        "if reached + 1 < self.scc_pivot_share * nactive:",
+        ["tests/test_gpu_scc.py::test_pivot_component_given_up_when_one_search_is_cut"]),
+    _mutation(
+        "gpu-pivot-backward-cut-ignored",
+        "the gpu's pivot labels what both searches reached although the backward one "
+        "stopped at its last level",
+        "gpu_backend/kernels/scc.cu",
+        "    if (stopped) return;",
+        "    if (false) return;",
+        ["tests/test_gpu_scc.py::test_pivot_component_given_up_when_one_search_is_cut"]),
+    _mutation(
+        "gpu-search-level-cap-ignored",
+        "a team of the search runs past the search's last level: the pivot's searches are "
+        "never cut",
+        "gpu_backend/kernels/bfs.cu",
+        "if (nq == 0 || w.k >= S.max_level || w.pulls(",
+        "if (nq == 0 || w.pulls(",
+        ["tests/test_gpu_scc.py::test_pivot_searches_cut_at_their_levels"]),
     _mutation(
         "gpu-search-pull-long-never",
         "the search's pull levels never share out the rest of the long in-lists: vertices "

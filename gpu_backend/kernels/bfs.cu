@@ -923,7 +923,7 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 // Each block keeps the state in shared memory, where its thread 0 updates it from the
 // counters every block reads alike, so that all blocks take the same decisions.
 
-#define SCTL 48                 // control words of search (bfs_steps.py _SEARCH_CTL)
+#define SCTL 50                 // control words of search (bfs_steps.py _SEARCH_CTL)
 #define BANK 12                 // counter words of a team: 3 rotating level slots of (frontier
                                 // size, out-edges, largest out-degree, in-edges)
 #define QCOUNT 24               // ctl word: length of a queue made from a bitmap
@@ -931,6 +931,9 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
                                 // the parity of the teams formed)
 #define CUT 45                  // ctl words: the vertices a pull level cut at its cap without
                                 // a parent (pull_level's c_cut), by the level modulo 3
+#define LEFT 48                 // ctl word: the frontier left where the search stopped at
+                                // S.max_level (0: it ran to its end)
+#define REACHED 49              // ctl word: the vertices its levels found (the source aside)
 
 // The direction rule of lagraph_py/algorithms/bfs.py, applied after every level to the
 // kernels' exact counts: push -> pull when the frontier grew and its out-edges exceed the
@@ -996,6 +999,7 @@ struct Search {
     long long long_if_cut;             // pull_team: pull_long only where pull_level cut a
                                        // list without a parent
     unsigned long long* trace; long long trace_len;
+    long long max_level;               // the last level run (a search that would go on stops)
 
     __device__ __forceinline__ I* queue(long long i) const { return queues + i * n; }
     __device__ __forceinline__ long long* deg(long long i) const { return degs + i * n; }
@@ -1060,6 +1064,7 @@ __device__ __forceinline__ bool end_level(const Search<I>& S, Walk& w, bool pull
     w.maxd = v[2];
     w.vin += v[3];
     w.after(S.rule, nq);
+    if (blockIdx.x == 0) S.ctl[REACHED] += (unsigned long long)nq;   // block 0 is in every team
     w.nq = nq;
     w.k += 1;
     w.cur = 1 - w.cur;
@@ -1072,7 +1077,8 @@ __device__ __forceinline__ bool end_level(const Search<I>& S, Walk& w, bool pull
         row[2] = (unsigned long long)nq;
         row[3] = ((unsigned long long)pull << 32) | (unsigned long long)T;
     }
-    if (nq == 0 || w.pulls(S.rule, S.tptr != nullptr) != pull) return false;
+    if (nq == 0 || w.k >= S.max_level || w.pulls(S.rule, S.tptr != nullptr) != pull)
+        return false;
     if (pull) return true;
     const long long next = S.team_size(nq, w.fe, w.maxd, (long long)gridDim.x);
     return next <= T && (T == 1 || (next > 1 && 4 * next > T));
@@ -1230,6 +1236,9 @@ __device__ __forceinline__ void take_over(const unsigned long long* ctl, Walk& w
 // trace (unless null): [0] the global timer (ns) at the start; per level 0 < l <
 // trace_len, at its end, [4l] the global timer, [4l+1] block 0's clock (cycles), [4l+2]
 // the frontier size, [4l+3] pull << 32 | the blocks of its team.
+// max_level: the search stops after that level even if its frontier is not empty, which
+// it then leaves in ctl[LEFT] (a bounded reachability: scc_steps.py); ctl[REACHED] counts
+// the vertices found.
 // Two blocks a multiprocessor, so that a thread has 64 registers: with four (32
 // registers) the kernel spilled, and its levels took about a fifth longer (H100: the
 // 2000 x 2000 grid 27.3 against 22.1 ms, cnr-2000 0.48 against 0.38 ms).
@@ -1266,7 +1275,10 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
             T = pull ? G : S.team_size(w.nq, w.fe, w.maxd, G);
         }
         __syncthreads();
-        if (w.nq == 0) return;
+        if (w.nq == 0 || w.k >= S.max_level) {
+            if (w.nq && blockIdx.x == 0 && threadIdx.x == 0) S.ctl[LEFT] = w.nq;
+            return;
+        }
         if (!pull && w.bits) {          // a bitmap to push from: its queue, made by the grid
             bits_to_queue(S.bitmap(w.cur), S.words, S.queue(w.cur), &S.ctl[QCOUNT], tid,
                           nthreads, S.indptr, S.deg(w.cur));

@@ -523,3 +523,83 @@ __global__ void scc_set_labels(const I* __restrict__ ids, const I* __restrict__ 
         lp[ids[i]] = 1;
     }
 }
+
+// The pivot's component (scc_steps.py scc_pivot_component): the vertices that both of its
+// searches reached (levels fw and bw at least 0). Unless the backward search stopped short
+// (*left nonzero: nothing changes), each is labelled by the smallest of them (lv, lp) and
+// leaves the active vertices (ap), and the active vertices left are listed in `queue`,
+// ascending. One cooperative launch; block b takes the b-th of gridDim.x equal ranges of
+// ids: the smallest id of the component and each block's count of vertices left, a grid
+// barrier (bar, shared.cuh blocks_sync), then the labels and the list, each block's part
+// at the sum of the counts before it. out: [0] the smallest id, [1] the vertices listed,
+// [2] *left (read by the host), [3 + b] block b's count.
+template <typename I>
+__global__ void scc_pivot_label(const long long* __restrict__ fw,
+                                const long long* __restrict__ bw, long long n,
+                                const unsigned long long* left, long long* lv, unsigned char* lp,
+                                unsigned char* ap, I* queue, unsigned long long* out,
+                                unsigned int* bar) {
+    __shared__ unsigned long long kept;
+    __shared__ long long least;
+    const long long G = gridDim.x, b = blockIdx.x;
+    const long long lo = n * b / G, hi = n * (b + 1) / G;
+    const unsigned long long stopped = *left;
+    long long* first = (long long*)out;
+    if (b == 0 && threadIdx.x == 0) out[2] = stopped;
+    if (stopped) return;                       // every block alike: no barrier is entered
+    auto in_component = [&](long long v) { return fw[v] >= 0 && bw[v] >= 0; };
+    if (threadIdx.x == 0) {
+        kept = 0;
+        least = n;
+    }
+    if (b == 0 && threadIdx.x == 0) *first = n;
+    grid_sync(bar);                            // (the barrier orders the block's words too)
+    long long mine = n;
+    unsigned long long count = 0;
+    for (long long v = lo + threadIdx.x; v < hi; v += blockDim.x) {
+        const bool in = in_component(v);
+        if (in && mine == n) mine = v;         // a thread's first is its smallest
+        count += !in && ap[v];
+    }
+    for (int o = 16; o; o >>= 1) {             // one atomic a warp into the block's words,
+        mine = min(mine, __shfl_down_sync(0xffffffffu, mine, o));
+        count += __shfl_down_sync(0xffffffffu, count, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        if (count) atomicAdd(&kept, count);
+        if (mine < n) atomicMin(&least, mine);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {                    // ... and one a block into the grid's
+        out[3 + b] = kept;
+        if (least < n) atomicMin(first, least);
+    }
+    grid_sync(bar);
+    const long long c = *(volatile long long*)first;
+    unsigned long long at = 0;
+    for (long long i = threadIdx.x; i < b; i += blockDim.x)
+        at += *(volatile unsigned long long*)&out[3 + i];
+    for (int o = 16; o; o >>= 1) at += __shfl_down_sync(0xffffffffu, at, o);
+    __syncthreads();
+    if (threadIdx.x == 0) kept = 0;
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0 && at) atomicAdd(&kept, at);
+    __syncthreads();
+    at = kept;
+    if (b == G - 1 && threadIdx.x == 0) out[1] = at + *(volatile unsigned long long*)&out[3 + b];
+    for (long long base = lo; base < hi; base += blockDim.x) {
+        const long long v = base + threadIdx.x;
+        const bool in = v < hi && in_component(v);
+        const bool stays = v < hi && !in && ap[v];
+        unsigned long long total;
+        const unsigned long long pos = block_excl_scan<unsigned long long>(stays, &total);
+        if (in) {
+            lv[v] = c;
+            lp[v] = 1;
+            ap[v] = 0;
+        } else if (stays) {
+            queue[at + pos] = (I)v;
+        }
+        at += total;
+    }
+}

@@ -19,16 +19,20 @@ Madduri, IPDPS 2014) run first:
 
 1. **Trim** (group step ``scc_trim``, :func:`trim`). An active vertex with no active
    in-neighbour or no active out-neighbour is a component of its own; repeat.
-2. **Forward-backward** (:func:`_forward_backward`). From the pivot of largest
+2. **Forward-backward** (group step ``scc_pivot_component``, :func:`forward_backward`).
+   From the pivot of largest
    ``in_degree * out_degree``, ``FW`` = everything it reaches; the vertices of ``FW`` that
    reach it form its component. On power-law graphs this is the giant component, found in
    a few BFS levels.
 3. **Trim again, then 2-cycles** (:func:`_trim_pairs`): ``u <-> v`` where both have no other
    active in-neighbour (or both no other out-neighbour) is a component of two.
 
-With ``"trim"`` (the gpu) one trim runs on every graph: there the signature kernel settles
-what a trim leaves of a Kronecker graph in one round, faster than a forward-backward search
-whose BFS levels the host drives, and a trim first shortens the rounds on grids too.
+With ``"trim"`` one trim runs on every graph: an executor whose signatures settle what a
+trim leaves of a Kronecker graph in one round. With ``"pivot"`` (the gpu) the
+forward-backward search runs first on every graph, then one trim: the searches are whole
+BFS in one launch each, which label the giant component of a power-law or uniform random
+graph in tens of levels, and the executor gives them up where they run deep (grids,
+meshes, roads, chains of components), where the signatures do better.
 
 Then, on every graph, **signatures** (group step ``scc_signatures``,
 :func:`signature_rounds`) label what is left. Each round trims, then computes for every
@@ -137,10 +141,13 @@ def strong_components(ex, G):
 
     if ex.scc_seed_phases == "trim":
         active = ex.scc_trim(A, AT, active, label)
+    elif ex.scc_seed_phases == "pivot":
+        active = ex.scc_pivot_component(G, A, AT, active, label)
+        active = ex.scc_trim(A, AT, active, label)
     elif has_hubs(G):
         active = ex.scc_trim(A, AT, active, label)
         if ex.nvals(active):
-            active = _forward_backward(ex, G, A, AT, active, label)
+            active = ex.scc_pivot_component(G, A, AT, active, label)
             active = ex.scc_trim(A, AT, active, label)
         if TRIM_PAIRS and ex.nvals(active):
             active, npairs = _trim_pairs(ex, A, AT, active, label)
@@ -219,10 +226,10 @@ def has_hubs(G) -> bool:
     return top >= (HUB * G.nstored / G.n) ** 2
 
 
-def _forward_backward(ex, G, A, AT, active, label):
-    """Label the component of the pivot (largest in-degree x out-degree, smallest id on a
-    tie) by a forward search and a backward search confined to what the first reached;
-    return the active vertices left.
+def forward_backward(ex, G, A, AT, active, label):
+    """What :meth:`Executor.scc_pivot_component` stands for: label the component of the
+    pivot (largest in-degree x out-degree, smallest id on a tie) by a forward search and a
+    backward search confined to what the first reached; return the active vertices left.
 
     The degrees are those of ``G`` (cached by the executor), not of the active subgraph:
     the choice is a heuristic, and exact active degrees would cost two more passes."""
