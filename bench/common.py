@@ -35,6 +35,9 @@ def median_seconds(fn, repeats: int, sync=None) -> float:
 WARM_CALL = 5e-3
 WARM_SECONDS = 0.2
 FAST_SAMPLES = 256
+#: A first call under this many seconds (or the budget, if longer) is followed by a second
+#: untimed one: compiling the cpu loops in the first call of a process takes seconds.
+WARM_AGAIN_S = 10.0
 
 
 def timings(fn, arguments: list[tuple], budget: float | None = 10.0, sync=None,
@@ -43,9 +46,10 @@ def timings(fn, arguments: list[tuple], budget: float | None = 10.0, sync=None,
     seconds and the number of runs.
 
     One untimed warm-up call with the first arguments comes first, then a second one
-    where the first took under ``budget`` seconds (or one second): the first may load or
-    compile code (a GPU step's first call on a graph compiles its kernels), and a call
-    timed by it alone would get two runs and no warm-up. A call faster than
+    where the first took under ``budget`` seconds (or :data:`WARM_AGAIN_S`): the first
+    may load or compile code (a GPU step's first call on a graph compiles its kernels, the
+    first call of a process the cpu loops), and a call timed by it alone would get two
+    runs and no warm-up. A call faster than
     :data:`WARM_CALL` seconds then gets :data:`WARM_SECONDS` of untimed calls (caches,
     branch predictors and clocks settle) and is timed over at least :data:`FAST_SAMPLES`
     calls, the arguments repeated. A call slower than ``budget / len(arguments)`` seconds
@@ -60,7 +64,7 @@ def timings(fn, arguments: list[tuple], budget: float | None = 10.0, sync=None,
     warm = time.perf_counter() - t0
     if check is not None:
         check(result)
-    if warm < max(1.0, budget or 0.0):          # the first may compile: time a second one
+    if warm < max(WARM_AGAIN_S, budget or 0.0):   # the first may compile: time a second
         t0 = time.perf_counter()
         fn(*arguments[0])
         sync()
