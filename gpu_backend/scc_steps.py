@@ -177,9 +177,9 @@ class SccSteps:
         labels nothing (and returns ``active`` as it is) on a graph of at most
         :attr:`scc_pivot_items` vertices plus arcs, where a search would pass
         :attr:`scc_pivot_levels` levels, or where the forward one reaches fewer than
-        :attr:`scc_pivot_share` of the active vertices. Two syncs, for the counts after
-        each search, and one for the pivot where not every vertex is active (else it is
-        kept with ``G``)."""
+        :attr:`scc_pivot_share` of the active vertices. Two syncs, for the forward
+        search's counts and the labelling's, and one for the pivot where not every vertex
+        is active (else it is kept with ``G``)."""
         n = A.n
         nactive = active.nvals()
         if n + A.nstored <= max(self.scc_host_items, self.scc_pivot_items) or nactive == 0:
