@@ -94,7 +94,7 @@ class Executor(ABC):
     #: ``scc_signatures`` is slow on a giant component: the primitive rounds); ``"trim"``,
     #: one trim on every graph (an executor whose ``scc_signatures`` settles a power-law
     #: graph in a round or two); ``"pivot"``, on every graph a forward-backward search
-    #: from the largest hub, which the executor may give up where it runs deep
+    #: from the largest hub, which the executor may give up where it would not pay
     #: (:meth:`scc_pivot_component`), then one trim.
     scc_seed_phases: str = "forward_backward"
     #: Which of the host estimates of :mod:`lagraph_py.memory` the algorithms check before
@@ -352,7 +352,7 @@ class Executor(ABC):
         ``A``, ``AT``, ``active`` and ``label`` as in :meth:`scc_signatures`. Defined by
         the forward and backward searches of :mod:`lagraph_py.algorithms.scc`
         (``forward_backward``). An executor may instead label nothing and return
-        ``active`` as it is, where it judges the searches too deep to pay.
+        ``active`` as it is, where it judges that the searches would not pay.
         """
         from .algorithms.scc import forward_backward
         return forward_backward(self, G, A, AT, active, label)

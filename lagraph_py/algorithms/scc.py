@@ -31,8 +31,9 @@ With ``"trim"`` one trim runs on every graph: an executor whose signatures settl
 trim leaves of a Kronecker graph in one round. With ``"pivot"`` (the gpu) the
 forward-backward search runs first on every graph, then one trim: the searches are whole
 BFS in one launch each, which label the giant component of a power-law or uniform random
-graph in tens of levels, and the executor gives them up where they run deep (grids,
-meshes, roads, chains of components), where the signatures do better.
+graph in tens of levels, and the executor gives them up where they would not pay: on
+small graphs, and where they run deep (grids, meshes, roads, chains of components), where
+the signatures do better.
 
 Then, on every graph, **signatures** (group step ``scc_signatures``,
 :func:`signature_rounds`) label what is left. Each round trims, then computes for every
