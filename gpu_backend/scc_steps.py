@@ -97,8 +97,8 @@ class SccSteps:
     #: Relaxation passes a block makes over its tile of arcs per signature sweep (at
     #: most; it stops once a pass changes nothing), while the arcs fit in the L2 cache.
     scc_local_passes = 4
-    #: One trim, then the signatures, on every graph: the signature kernel settles a
-    #: power-law graph in a round (``bench/scc_notes.md``).
+    #: The pivot's component (:meth:`scc_pivot_component`), then one trim, then the
+    #: signatures, on every graph: the step gives the searches up where they would not pay.
     scc_seed_phases = "pivot"
     #: Graphs of at most this many vertices plus stored arcs are labelled on the host.
     scc_host_items = 1 << 15
@@ -117,10 +117,10 @@ class SccSteps:
     #: uniform random, 4.2M vertices, 8.4M arcs, 4.26 against 4.32; directed Kronecker 20,
     #: 17M items, 1.70 against 2.20).
     scc_pivot_items = 1 << 23
-    #: The pivot's searches each stop after this many
-    #: levels, and the component is then left to the trim and the signatures: a search
-    #: deeper than that crosses a grid, a mesh, a road map or a chain of components,
-    #: where the signatures label the pivot's component in the same sweeps as the rest.
+    #: The pivot's searches each stop after this many levels, and the component is then
+    #: left to the trim and the signatures: a search deeper than that crosses a grid, a
+    #: mesh, a road map or a chain of components, where the signatures label the pivot's
+    #: component in the same sweeps as the rest.
     scc_pivot_levels = 64
     #: The backward search runs only where the forward one reached at least this share of
     #: the active vertices: the component lies inside what the forward search reached.
@@ -173,11 +173,11 @@ class SccSteps:
         components other than the pivot's, so the vertices both reach are the pivot's
         component all the same; one more launch (``scc_pivot_label``) labels it, takes it
         out of ``active`` in place and lists the active vertices left (the queue the trim
-        reads next), unless the backward search stopped short. It
-        labels nothing (and returns ``active`` as it is) on a graph of at most
-        :attr:`scc_pivot_items` vertices plus arcs, where a search would pass
-        :attr:`scc_pivot_levels` levels, or where the forward one reaches fewer than
-        :attr:`scc_pivot_share` of the active vertices. Two syncs, for the forward
+        reads next), unless the backward search stopped short. It labels nothing (and
+        returns ``active`` as it is) on a graph of at most :attr:`scc_pivot_items`
+        vertices plus arcs, where a search would pass :attr:`scc_pivot_levels` levels, or
+        where the forward one reaches fewer than :attr:`scc_pivot_share` of the active
+        vertices. Two syncs, for the forward
         search's counts and the labelling's, and one for the pivot where not every vertex
         is active (else it is kept with ``G``)."""
         n = A.n
