@@ -228,7 +228,7 @@ def _gpu_peak(stage: str, G, ex) -> dict:
                 not built),
             "scc": lambda: scc_steps.trim_working_set(G.n, itype)
             + scc_steps.signatures_working_set(G.n, G.nstored, G.n, itype)
-            + G.n * (16 + itype.itemsize),     # the pivot's levels and list (scratch: held)
+            + scc_steps.pivot_working_set(G.n, itype, kept=True),     # (its scratch: held)
             "cc": lambda: components_steps.working_set(G.n, itype, True)}[stage]()
     return dict(peak_bytes=peak, estimate_bytes=held + work,
                 resident_bytes=int(pool.used_bytes()), seconds=seconds)

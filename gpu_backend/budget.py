@@ -6,11 +6,10 @@ Each :class:`~lagraph_py.device_memory.Needs` counts the device CSR (and, for BF
 on a directed graph, its transpose), what the task builds on it and its room's scratch:
 BFS the pull lists (and their packed form where the search reads it) and the search's
 scratch (``bfs_steps.working_set``), MSF the edge list and candidate lists
-(``msf_steps.working_set``, split into its per-edge and per-vertex parts), SCC the pivot's
-two searches (one search's scratch, the heads of two pull lists, the list of the
-vertices left), the trim and a
-signatures round over every arc (``scc_steps``), connected components the union-find's
-arrays (``components_steps.working_set``).
+(``msf_steps.working_set``, split into its per-edge and per-vertex parts), SCC the trim
+and a signatures round over every arc (``scc_steps``; its pivot's searches run only where
+the memory left holds them, so they are not counted), connected components the
+union-find's arrays (``components_steps.working_set``).
 """
 
 from __future__ import annotations
@@ -45,10 +44,9 @@ def needs(ex, G, task: str) -> dm.Needs:
         return dm.add(csr, dm.Needs(0, per_edge, per_vertex))
     if task == "scc":
         arcs = scc_steps.signatures_working_set(0, s, 0, I)
-        search, streamed = bfs_steps.working_set(n, I), bfs_steps.streamed_set(n, I)
-        vertex = (scc_steps.trim_working_set(n, I) + scc_steps.signatures_working_set(n, 0, n, I)
-                  + search - streamed + 3 * n * I.itemsize)      # the pivot's searches
-        return dm.add(both, dm.Needs(0, arcs, vertex, streamed))
+        vertex = (scc_steps.trim_working_set(n, I)
+                  + scc_steps.signatures_working_set(n, 0, n, I))
+        return dm.add(both, dm.Needs(0, arcs, vertex))
     if task == "cc":
         return dm.add(csr, dm.Needs(0, 0, components_steps.working_set(n, I)))
     raise ValueError(f"task must be one of {dm.TASKS}, got {task!r}")

@@ -53,7 +53,8 @@ import numpy as np
 
 from . import _module, host_handover
 from .bfs_steps import SEARCH_LEFT, SearchPlan
-from .storage import ensure_fits, long_row_chunks, streamed_alloc
+from .bfs_steps import working_set as search_working_set
+from .storage import ensure_fits, free_bytes, long_row_chunks, streamed_alloc
 from .vector import GpuVector
 
 _BLOCK = 512
@@ -81,6 +82,17 @@ def signatures_working_set(n: int, m: int, q: int, index_dtype) -> int:
     them: the arcs gathered (compacted in place between rounds), the signatures and the
     queue twice, in pairs of ids, and each row's first arc (8 bytes a vertex)."""
     return (m + n + q) * 2 * np.dtype(index_dtype).itemsize + 8 * (q + 1) + 64
+
+
+def pivot_working_set(n: int, index_dtype, kept: bool = False) -> int:
+    """Device bytes of one :meth:`SccSteps.scc_pivot_component` on ``n`` vertices besides
+    the CSR and its transpose: the levels of its two searches and the list of the vertices
+    left, and unless ``kept`` (with the graph from an earlier call) one search's scratch
+    and the heads of two pull lists."""
+    size = np.dtype(index_dtype).itemsize
+    if kept:
+        return n * (16 + size)
+    return search_working_set(n, index_dtype) + 3 * n * size
 
 
 def _group_size(edges: int, vertices: int) -> int:
@@ -175,20 +187,24 @@ class SccSteps:
         out of ``active`` in place and lists the active vertices left (the queue the trim
         reads next), unless the backward search stopped short. It labels nothing (and
         returns ``active`` as it is) on a graph of at most :attr:`scc_pivot_items`
-        vertices plus arcs, where a search would pass :attr:`scc_pivot_levels` levels, or
-        where the forward one reaches fewer than :attr:`scc_pivot_share` of the active
-        vertices. Two syncs, for the forward
-        search's counts and the labelling's, and one for the pivot where not every vertex
-        is active (else it is kept with ``G``)."""
+        vertices plus arcs, where the free device memory does not hold its working set
+        (:func:`pivot_working_set`: the call's plan does not count it, so that the pivot
+        never makes a call refused or out of core that would run without it), where a
+        search would pass :attr:`scc_pivot_levels` levels, or where the forward one
+        reaches fewer than :attr:`scc_pivot_share` of the active vertices. Two syncs, for
+        the forward search's counts and the labelling's, and one for the pivot where not
+        every vertex is active (else it is kept with ``G``)."""
         n = A.n
         nactive = active.nvals()
         if n + A.nstored <= max(self.scc_host_items, self.scc_pivot_items) or nactive == 0:
             return active
+        key = f"gpu.scc.pivot_plans.{cp.cuda.get_current_stream().ptr}"
+        need = pivot_working_set(n, A.index_dtype, key in G._cache)
+        if need > free_bytes(need):
+            return active
         pivot = (G._cached("gpu.scc.pivot", lambda: self._pivot(G, active)) if nactive == n
                  else self._pivot(G, active))
-        stream = cp.cuda.get_current_stream()
-        forward, backward, words = G._cached(f"gpu.scc.pivot_plans.{stream.ptr}",
-                                             lambda: self._pivot_plans(A, AT))
+        forward, backward, words = G._cached(key, lambda: self._pivot_plans(A, AT))
         out = streamed_alloc(16 * n)
         fw, bw = out.ptr, out.ptr + 8 * n
         self._launch_search(forward, pivot, fw, 0, self.scc_pivot_levels)   # (no parents)

@@ -50,7 +50,8 @@ managed = storage.in_managed_memory
 def executor(advice="host") -> GpuExecutor:
     ex = GpuExecutor()
     ex.scc_host_items = 0                  # the device's SCC kernels, even on small graphs,
-    ex.scc_pivot_items = 0                 # the pivot's searches among them
+    ex.scc_pivot_items = 0                 # the pivot's searches among them (where the
+                                           # memory left holds them)
     ex.managed_advice = advice
     return ex
 

@@ -310,6 +310,25 @@ def test_pivot_searches_cut_at_their_levels(monkeypatch, levels):
     np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
 
 
+def test_pivot_component_skipped_where_its_scratch_does_not_fit(monkeypatch):
+    """The pivot's searches are not in the call's plan: where the free device memory does
+    not hold them, the step labels nothing and allocates nothing, and the labels are
+    right all the same."""
+    from gpu_backend import scc_steps
+    for name, value in dict(scc_host_items=0, scc_pivot_items=0).items():
+        monkeypatch.setattr(GPU, name, value)
+    G = giant(np.random.default_rng(6))
+    need = scc_steps.pivot_working_set(G.n, GPU.matrix(G).index_dtype)
+    monkeypatch.setattr(scc_steps, "free_bytes", lambda *_: need - 1)
+    _, (A, AT, active, label) = step_inputs(np.random.default_rng(0), G, np.arange(G.n))
+    assert GPU.nvals(GPU.scc_pivot_component(G, A, AT, active, label)) == G.n
+    assert not any(key.startswith("gpu.scc.pivot") for key in G._cache)
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+    monkeypatch.setattr(scc_steps, "free_bytes", lambda *_: need)
+    left = GPU.scc_pivot_component(G, A, AT, active, label)
+    assert GPU.nvals(left) < G.n
+
+
 @pytest.mark.parametrize("reverse", [False, True], ids=["backward-cut", "forward-cut"])
 def test_pivot_component_given_up_when_one_search_is_cut(monkeypatch, reverse):
     """One component: the pivot p (4 arcs out, 1 in) reaches v, w1..w4 in one level,
