@@ -54,7 +54,8 @@ import numpy as np
 from . import _module, host_handover
 from .bfs_steps import SEARCH_LEFT, SearchPlan
 from .bfs_steps import working_set as search_working_set
-from .storage import ensure_fits, free_bytes, long_row_chunks, streamed_alloc
+from .storage import (ensure_fits, free_bytes, in_managed_memory, long_row_chunks,
+                      streamed_alloc)
 from .vector import GpuVector
 
 _BLOCK = 512
@@ -189,7 +190,10 @@ class SccSteps:
         returns ``active`` as it is) on a graph of at most :attr:`scc_pivot_items`
         vertices plus arcs, where the free device memory does not hold its working set
         (:func:`pivot_working_set`: the call's plan does not count it, so that the pivot
-        never makes a call refused or out of core that would run without it), where a
+        never makes a call refused or out of core that would run without it), where the
+        adjacency lies in managed memory (out of core, a search's scattered rows cross the
+        host link one by one: directed Kronecker 24 at a quarter cap, H200, 7.5 s against
+        0.70 s without the step), where a
         search would pass :attr:`scc_pivot_levels` levels, or where the forward one
         reaches fewer than :attr:`scc_pivot_share` of the active vertices. Two syncs, for
         the forward search's counts and the labelling's, and one for the pivot where not
@@ -200,7 +204,8 @@ class SccSteps:
             return active
         key = f"gpu.scc.pivot_plans.{cp.cuda.get_current_stream().ptr}"
         need = pivot_working_set(n, A.index_dtype, key in G._cache)
-        if need > free_bytes(need):
+        if need > free_bytes(need) or in_managed_memory(A.indices) or in_managed_memory(
+                AT.indices):
             return active
         pivot = (G._cached("gpu.scc.pivot", lambda: self._pivot(G, active)) if nactive == n
                  else self._pivot(G, active))
@@ -208,7 +213,7 @@ class SccSteps:
         out = streamed_alloc(16 * n)
         fw, bw = out.ptr, out.ptr + 8 * n
         self._launch_search(forward, pivot, fw, 0, self.scc_pivot_levels)   # (no parents)
-        left, reached = (int(x) for x in forward.ctl[SEARCH_LEFT:].get())   # sync (2 words)
+        left, reached = (int(x) for x in forward.ctl[SEARCH_LEFT:SEARCH_LEFT + 2].get())   # sync (2 words)
         if left or reached + 1 < self.scc_pivot_share * nactive:
             return active
         self._launch_search(backward, pivot, bw, 0, self.scc_pivot_levels)

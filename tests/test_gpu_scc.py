@@ -329,6 +329,21 @@ def test_pivot_component_skipped_where_its_scratch_does_not_fit(monkeypatch):
     assert GPU.nvals(left) < G.n
 
 
+def test_pivot_component_skipped_where_the_adjacency_is_in_managed_memory(monkeypatch):
+    """Out of core, the pivot's searches would read scattered rows across the host link:
+    where either adjacency lies in managed memory the step labels nothing."""
+    from gpu_backend import scc_steps
+    for name, value in dict(scc_host_items=0, scc_pivot_items=0).items():
+        monkeypatch.setattr(GPU, name, value)
+    G = giant(np.random.default_rng(7))
+    _, (A, AT, active, label) = step_inputs(np.random.default_rng(0), G, np.arange(G.n))
+    for managed in (A.indices, AT.indices):
+        monkeypatch.setattr(scc_steps, "in_managed_memory", lambda a, m=managed: a is m)
+        assert GPU.nvals(GPU.scc_pivot_component(G, A, AT, active, label)) == G.n
+    monkeypatch.setattr(scc_steps, "in_managed_memory", lambda a: False)
+    assert GPU.nvals(GPU.scc_pivot_component(G, A, AT, active, label)) < G.n
+
+
 @pytest.mark.parametrize("reverse", [False, True], ids=["backward-cut", "forward-cut"])
 def test_pivot_component_given_up_when_one_search_is_cut(monkeypatch, reverse):
     """One component: the pivot p (4 arcs out, 1 in) reaches v, w1..w4 in one level,
