@@ -77,7 +77,8 @@ _NO_LIMIT = np.iinfo(np.int32).max  # levels: as many as the frontier lasts
 #: (the fill of the algorithm's to_dense, which then costs nothing).
 ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
-_SEARCH_CTL = 50               # control words of the search kernel (bfs.cu SCTL)
+_SEARCH_CTL = 52               # control words of the search kernel (bfs.cu SCTL, and
+                               # ASYNC_OFF after them, zeroed once here)
 SEARCH_LEFT = 48               # the one where a search stopped at its last level leaves
                                # its frontier's size (bfs.cu LEFT), and the next one the
                                # vertices its levels found (REACHED)
@@ -105,7 +106,7 @@ _SEARCH_FIELDS = (
     ("pull_min", "d"), ("small_frontier", "q"), ("edge_limit", "q"), ("unexplored", "Q"),
     ("balance", "q"), ("serial", "q"), ("solo_width", "q"), ("width", "q"), ("wait_ns", "q"),
     ("bits_edges", "q"), ("long_if_cut", "q"), ("trace", "q"), ("trace_len", "q"),
-    ("max_level", "q"))
+    ("max_level", "q"), ("async_after", "q"), ("async_frontier", "q"))
 _SEARCH_FORMAT = "=" + "".join(code for _, code in _SEARCH_FIELDS)
 
 
@@ -349,7 +350,7 @@ class SearchPlan:
             self._arrays = (cp.empty(n, dtype=np.int32), cp.empty(2 * words, dtype=np.uint32),
                             *queues, cp.empty(self.blocks, dtype=np.int64),  # st, bits
                             cp.empty(HC, dtype=np.uint64),
-                            cp.empty(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
+                            cp.zeros(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
         self.ctl = self._arrays[6]
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
         self.in_degree = AT.row_degree_host()
@@ -460,6 +461,22 @@ class BfsSteps:
     #: when each level ended (ns and block 0's clock), its frontier size and who ran it
     #: (bfs.cu ``search``), for profiling.
     search_trace = None
+    #: A deep search (a road map, a long path): from a push frontier of at most
+    #: ``search_async_frontier`` vertices at level ``search_async_after`` or later, which
+    #: did not grow over the last 64 levels (a lattice's does), one block finishes the
+    #: search without levels (bfs.cu ``async_finish``): a label-correcting search whose
+    #: vertices wait in a ring in shared memory, so that the block expands as many at once
+    #: as it has threads instead of one level's few. ``search_async_frontier = 0``:
+    #: never. Should the ring overflow (4,096 vertices waiting), the search starts again
+    #: with levels only, and so do the graph's later searches. (H200, levels only, 8
+    #: sources, against never: USA-road-NY 2.28 against 3.10 ms, USA-road-COL 4.03
+    #: against 7.09, USA-road-FLA 7.23 against 8.53, a 1000 x 1000 road-like lattice 7.82
+    #: against 11.2, the 2000 x 2000 grid 19.8 against 22.5 (it finishes the far side);
+    #: Kronecker 22 and uniform random graphs never finish so. A frontier of 512 at
+    #: level 64, without the growth test, took the grid to 26.9 ms; continuing with the
+    #: first vertex a thread found, without the ring, took it to 39 ms.)
+    search_async_after = 128
+    search_async_frontier = 1024
 
     # ------------------------------------------------------------------ whole search
     def bfs_search(self, G, source, method, levels, parents):
@@ -504,7 +521,7 @@ class BfsSteps:
             self.pull_serial, self.solo_width, self.team_width, self.team_wait_ns,
             self.grid_bitmap_edges, int(self.pull_long_if_cut),
             _NULL if trace is None else trace.data.ptr, 0 if trace is None else trace.size // 4,
-            max_level)
+            max_level, self.search_async_after, self.search_async_frontier)
         _module.launch_resident(plan.kernel, plan.blocks, self.block, (args,))
 
     # ------------------------------------------------------------------ state

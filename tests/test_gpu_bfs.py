@@ -348,6 +348,10 @@ SEARCH_PATHS = {
     "packed_long": {"pull_packed": True, "pull_list_cap": 1, "small_frontier": 0,
                     "persistent_edge_limit": 0},        # their words beyond the first shared
     "unpacked": {"pull_packed": False, "small_frontier": 0, "persistent_edge_limit": 0},
+    "async": {"search_async_after": 0,               # one block finishes the search
+              "search_async_frontier": 4000},        # without levels, from the source on
+    "async_later": {"search_async_after": 3,         # ... from the first frontier of at
+                    "search_async_frontier": 40},    # most 40 vertices after level 2
 }
 
 
@@ -417,7 +421,9 @@ def test_search_paths_on_generator_classes(directed):
                generate.rmat(11, edgefactor=8, seed=3, directed=directed),
                generate.grid(40, 50, directed=directed, orientation="random" if directed else None),
                generate.road(60, 50, seed=4),
-               generate.mesh(12, 10, 8)]
+               generate.mesh(12, 10, 8),
+               generate.cycle_chain(40, 30, shuffle=True, seed=5) if directed
+               else generate.grid(1, 700)]                  # deep: the finish without levels
     for G in graphs_ + [with_int64_ids(graphs_[0]), with_int64_ids(graphs_[3])]:
         deg = G.out_degree()
         sinks = np.flatnonzero(deg == 0)
@@ -486,6 +492,8 @@ def test_search_trace_counts_every_level():
     depth = int(expected.max())
     sizes = np.bincount(expected[expected >= 0], minlength=depth + 2)
     for name, values in SEARCH_PATHS.items():
+        if name.startswith("async"):
+            continue                                    # no levels to record
         trace = cp.zeros(4 * (depth + 3), dtype=cp.uint64)
         with gpu_settings(search_trace=trace, **values):
             bfs(G, s, backend="gpu")
@@ -499,6 +507,55 @@ def test_search_trace_counts_every_level():
             assert (blocks[pulled == 0] == 1).all()
         if name == "pull":
             assert pulled.any()
+
+
+def smallest_parents(G, level):
+    """Each reached vertex's smallest in-neighbour one level up (-1 for the source)."""
+    rows = G.rows().astype(np.int64)
+    cols = G.indices.astype(np.int64)
+    up = (level[rows] >= 0) & (level[rows] == level[cols] - 1)
+    best = np.full(G.n, np.iinfo(np.int64).max)
+    np.minimum.at(best, cols[up], rows[up])
+    return np.where(best == np.iinfo(np.int64).max, -1, best)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_async_finish_parents_are_the_smallest_of_the_level_before(directed):
+    """Every vertex found by the asynchronous finish (all after level 1, where it starts)
+    has the smallest in-neighbour of the level
+    before as its parent: the minimum of the keys its offers left, whatever their
+    order."""
+    from lagraph_py import generate
+    for G in (generate.road(70, 60, seed=5), generate.grid(30, 40, directed=directed,
+                                                           orientation="random"
+                                                           if directed else None)):
+        for s in (0, G.n // 2):
+            with gpu_settings(search_async_after=1, search_async_frontier=4000):
+                r = bfs(G, s, backend="gpu")
+            level, parent = asnumpy(r.level), asnumpy(r.parent)
+            np.testing.assert_array_equal(level, bfs_levels(G, s))
+            later = level >= 2
+            np.testing.assert_array_equal(parent[later], smallest_parents(G, level)[later])
+
+
+@pytest.mark.parametrize("ids", ["int32", "int64"])
+def test_async_finish_that_overflows_starts_again_with_levels(ids):
+    """A path into a binary tree of 2^15 leaves: the finish's ring (4,096 vertices) must
+    overflow on the tree's wide levels; the search starts again with levels only, its
+    results are exact, and the graph's later searches keep to levels (ASYNC_OFF)."""
+    from gpu_backend.bfs_steps import _SEARCH_CTL
+    tail, depth = 4, 15
+    tree = np.arange(1, 2 ** (depth + 1) - 1)                 # heap-numbered children
+    u = np.concatenate([np.arange(tail), (tree - 1) // 2 + tail])
+    v = np.concatenate([np.arange(1, tail + 1), tree + tail])
+    G = Graph.from_edges(u, v, n=2 ** (depth + 1) - 1 + tail, directed=False)
+    if ids == "int64":
+        G = with_int64_ids(G)
+    with gpu_settings(search_async_after=1, search_async_frontier=1000):
+        for s in (0, 0, G.n - 1):
+            search_check(G, s)
+    plans = [v for k, v in G._cache.items() if k.startswith("gpu.bfs.search.")]
+    assert plans and all(int(p.ctl[_SEARCH_CTL - 1]) == 1 for p in plans)
 
 
 def test_search_reuses_its_scratch_and_repeats():

@@ -534,6 +534,20 @@ MUTATIONS = (
         "if (nq == 0 || w.pulls(",
         ["tests/test_gpu_scc.py::test_pivot_searches_cut_at_their_levels"]),
     _mutation(
+        "gpu-async-keys-left-in-parents",
+        "after an asynchronous finish the parents keep the level in their high word",
+        "gpu_backend/kernels/bfs.cu",
+        "        if (S.pv) S.pv[v] &= 0xffffffffll;\n",
+        "",
+        ["tests/test_gpu_bfs.py::test_async_finish_parents_are_the_smallest_of_the_level_before"]),
+    _mutation(
+        "gpu-async-overflow-not-restarted",
+        "a search whose asynchronous finish overflowed ends there, its levels unfinished",
+        "gpu_backend/kernels/bfs.cu",
+        "            if (finish != ASYNC_ABORTED) return;\n",
+        "            return;\n",
+        ["tests/test_gpu_bfs.py::test_async_finish_that_overflows_starts_again_with_levels"]),
+    _mutation(
         "gpu-search-pull-long-never",
         "the search's pull levels never share out the rest of the long in-lists: vertices "
         "whose parents lie beyond the cap are left unvisited",

@@ -923,7 +923,8 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 // Each block keeps the state in shared memory, where its thread 0 updates it from the
 // counters every block reads alike, so that all blocks take the same decisions.
 
-#define SCTL 50                 // control words of search (bfs_steps.py _SEARCH_CTL)
+#define SCTL 51                 // control words a search zeroes (bfs_steps.py _SEARCH_CTL:
+                                // one more, ASYNC_OFF)
 #define BANK 12                 // counter words of a team: 3 rotating level slots of (frontier
                                 // size, out-edges, largest out-degree, in-edges)
 #define QCOUNT 24               // ctl word: length of a queue made from a bitmap
@@ -934,6 +935,16 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 #define LEFT 48                 // ctl word: the frontier left where the search stopped at
                                 // S.max_level (0: it ran to its end)
 #define REACHED 49              // ctl word: the vertices its levels found (the source aside)
+#define ASYNC 50                // ctl word: how an asynchronous finish ended (async_finish)
+#define ASYNC_OFF 51            // ctl word, not zeroed by a search (the plan's allocation
+                                // zeroes it): 1 once an asynchronous finish overflowed its
+                                // ring, after which the graph's searches keep to levels
+#define ASYNC_DONE 1
+#define ASYNC_ABORTED 2
+#define RING (HC * 2)           // slots of async_finish's ring: the HC words of `smem`
+#define FREE_SLOT 0xffffffffu
+#define ASYNC_BATCH 4           // out-neighbours whose atomics async_finish issues together
+#define ASYNC_WINDOW 64         // levels over which a frontier's growth is judged (Walk)
 
 // The direction rule of lagraph_py/algorithms/bfs.py, applied after every level to the
 // kernels' exact counts: push -> pull when the frontier grew and its out-edges exceed the
@@ -955,6 +966,10 @@ struct Walk {
     unsigned long long vin;            // in-edges of the vertices visited so far
     long long team;                    // teams formed so far
     bool pull, growing;                // the rule's direction and growth
+    bool finish;                       // whether async_finish may end the search,
+    bool grew;                         // whether the frontier at the last multiple of
+    unsigned long long mark;           // ASYNC_WINDOW levels was larger than (mark) at the
+                                       // multiple before
 
     // Whether the next level pulls (it may turn the direction to pull); never without
     // pull lists (can_pull false).
@@ -1000,7 +1015,15 @@ struct Search {
                                        // list without a parent
     unsigned long long* trace; long long trace_len;
     long long max_level;               // the last level run (a search that would go on stops)
+    long long async_after, async_frontier;   // async_finish from a frontier this small
+                                             // at this level or later (0: never)
 
+    // Whether the rest of the search goes to async_finish, from the frontier of w (pushed
+    // next unless pull): a deep search whose frontier is small and did not grow over the
+    // last window of levels (a lattice's does, and one block would expand it slower).
+    __device__ __forceinline__ bool finishes(const Walk& w, bool pull) const {
+        return w.finish && !w.grew && !pull && w.k >= async_after && w.nq <= async_frontier;
+    }
     __device__ __forceinline__ I* queue(long long i) const { return queues + i * n; }
     __device__ __forceinline__ long long* deg(long long i) const { return degs + i * n; }
     __device__ __forceinline__ unsigned* bitmap(long long i) const { return bits + i * words; }
@@ -1067,6 +1090,10 @@ __device__ __forceinline__ bool end_level(const Search<I>& S, Walk& w, bool pull
     if (blockIdx.x == 0) S.ctl[REACHED] += (unsigned long long)nq;   // block 0 is in every team
     w.nq = nq;
     w.k += 1;
+    if (w.k % ASYNC_WINDOW == 0) {
+        w.grew = (unsigned long long)nq > w.mark;
+        w.mark = (unsigned long long)nq;
+    }
     w.cur = 1 - w.cur;
     w.bits = bits;
     if (blockIdx.x == 0 && S.trace && w.k < S.trace_len) {
@@ -1077,7 +1104,8 @@ __device__ __forceinline__ bool end_level(const Search<I>& S, Walk& w, bool pull
         row[2] = (unsigned long long)nq;
         row[3] = ((unsigned long long)pull << 32) | (unsigned long long)T;
     }
-    if (nq == 0 || w.k >= S.max_level || w.pulls(S.rule, S.tptr != nullptr) != pull)
+    if (nq == 0 || w.k >= S.max_level || w.pulls(S.rule, S.tptr != nullptr) != pull ||
+        S.finishes(w, pull))
         return false;
     if (pull) return true;
     const long long next = S.team_size(nq, w.fe, w.maxd, (long long)gridDim.x);
@@ -1134,6 +1162,91 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
         if (threadIdx.x == 0) go_on = end_level(S, w, true, true, G, c);
         __syncthreads();
         if (!go_on) return;
+    }
+}
+
+// The rest of a deep search by one block, without levels (search runs it where
+// S.finishes says; the other blocks wait): a label-correcting search from the frontier
+// q[0..nq). A ring of RING vertex ids in shared memory holds the vertices whose level
+// went down; each thread takes the next slot (one shared atomic on the head) and waits
+// for it, so that the block expands as many vertices at once as it has threads, where a
+// level would wait on its slowest chain of loads. A vertex is taken from its slot with
+// atomicExch: waiters two laps apart may share a slot, and each vertex has one taker.
+// Taking v, a thread reads v's status (its level now) and offers level + 1 to each
+// out-neighbour u: atomicMin on st[u], and, where the offer is no worse than st[u] and
+// parents are wanted, atomicMin on pv[u] of (level << 32 | v); u goes into the ring
+// where its level went down. So the levels end as the BFS's, and each parent is the
+// smallest id among u's in-neighbours of the level before (pv keeps the level in its
+// high word until async_results). `outstanding` counts the vertices in the ring or being
+// expanded: a push adds one before its vertex shows, an expansion takes one off after
+// its pushes, so at 0 the search is over (ASYNC_DONE). A push that finds its slot still
+// holding a vertex (RING waiting) ends the finish as ASYNC_ABORTED. The outcome goes to
+// ctl[ASYNC]. Needs n < 2^32 - 1 and nq < RING.
+template <typename I>
+__device__ __noinline__ void async_finish(const Search<I>& S, const I* q, long long nq,
+                                          unsigned* ring) {
+    __shared__ unsigned head, tail;
+    __shared__ int outstanding, stop;
+    for (int i = threadIdx.x; i < RING; i += blockDim.x)
+        ring[i] = i < nq ? (unsigned)__ldcg(&q[i]) : FREE_SLOT;
+    if (threadIdx.x == 0) {
+        head = 0;
+        tail = (unsigned)nq;
+        outstanding = (int)nq;
+        stop = 0;
+    }
+    __syncthreads();
+    unsigned* st = (unsigned*)S.st;                    // UNV is the largest unsigned
+    unsigned long long* key = (unsigned long long*)S.pv;   // -1 where unvisited, too
+    volatile int* halt = &stop;
+    while (!*halt) {
+        const unsigned slot = atomicAdd(&head, 1u) & (RING - 1);
+        unsigned v = FREE_SLOT;
+        while (!*halt) {
+            if (((volatile unsigned*)ring)[slot] != FREE_SLOT &&
+                (v = atomicExch(&ring[slot], FREE_SLOT)) != FREE_SLOT)
+                break;
+            if (*(volatile int*)&outstanding == 0) *halt = ASYNC_DONE;
+        }
+        if (v == FREE_SLOT) break;
+        const unsigned level = __ldcg(&st[v]) + 1;     // the neighbours' offer
+        const I end = S.indptr[v + 1];
+        for (I p = S.indptr[v]; p < end; p += ASYNC_BATCH) {   // a batch's atomics at once
+            unsigned u[ASYNC_BATCH], was[ASYNC_BATCH];
+#pragma unroll
+            for (int j = 0; j < ASYNC_BATCH; ++j)
+                u[j] = p + j < end ? (unsigned)S.indices[p + j] : FREE_SLOT;
+#pragma unroll
+            for (int j = 0; j < ASYNC_BATCH; ++j)
+                was[j] = u[j] != FREE_SLOT ? atomicMin(&st[u[j]], level) : level;
+#pragma unroll
+            for (int j = 0; j < ASYNC_BATCH; ++j) {
+                if (key && u[j] != FREE_SLOT && was[j] >= level)
+                    atomicMin(&key[u[j]], ((unsigned long long)level << 32) | v);
+                if (was[j] <= level) continue;
+                atomicAdd(&outstanding, 1);
+                __threadfence_block();                 // st[u] before its slot
+                const unsigned to = atomicAdd(&tail, 1u) & (RING - 1);
+                if (atomicCAS(&ring[to], FREE_SLOT, u[j]) != FREE_SLOT) *halt = ASYNC_ABORTED;
+            }
+        }
+        atomicSub(&outstanding, 1);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) S.ctl[ASYNC] = (unsigned long long)stop;
+}
+
+// After an async_finish, by the grid: the levels from the status array, and the parents
+// out of the keys async_finish left in pv (the level in the high word; the parents of
+// earlier levels and the source's have none there).
+template <typename I>
+__device__ __noinline__ void async_results(const Search<I>& S, long long tid,
+                                           long long nthreads) {
+    for (long long v = tid; v < S.n; v += nthreads) {
+        const int level = S.st[v];
+        if (level == UNV) continue;
+        if (S.lv) S.lv[v] = level;
+        if (S.pv) S.pv[v] &= 0xffffffffll;
     }
 }
 
@@ -1212,7 +1325,7 @@ __device__ __forceinline__ void hand_over(unsigned long long* ctl, const Walk& w
     h[0] = (unsigned long long)w.nq; h[1] = w.fe; h[2] = w.maxd; h[3] = w.vin;
     h[4] = (unsigned long long)w.k; h[5] = (unsigned long long)w.cur;
     h[6] = (unsigned long long)w.bits; h[7] = (unsigned long long)w.team + 1;
-    h[8] = w.pull; h[9] = w.growing;
+    h[8] = w.pull; h[9] = w.growing | (w.finish << 1) | (w.grew << 2) | (w.mark << 3);
     unsigned long long* next = ctl + BANK * ((w.team + 1) & 1);
     for (int i = 0; i < BANK; ++i) next[i] = 0;
     ctl[QCOUNT] = 0;
@@ -1223,7 +1336,39 @@ __device__ __forceinline__ void take_over(const unsigned long long* ctl, Walk& w
     w.nq = (long long)h[0]; w.fe = h[1]; w.maxd = h[2]; w.vin = h[3];
     w.k = (long long)h[4]; w.cur = (long long)h[5]; w.bits = (long long)h[6];
     w.team = (long long)h[7];
-    w.pull = h[8] != 0; w.growing = h[9] != 0;
+    w.pull = h[8] != 0; w.growing = h[9] & 1; w.finish = (h[9] >> 1) & 1;
+    w.grew = (h[9] >> 2) & 1; w.mark = h[9] >> 3;
+}
+
+// The start of a search (all blocks): its Walk (w: the block's, in shared memory), the
+// status array and outputs, the hub cache, the control words and the source's queue,
+// then a grid barrier. Not inlined: a second start (after an async_finish overflowed)
+// would keep its values live through the search's loop.
+template <typename I>
+__device__ __noinline__ void search_start(const Search<I>& S, Walk& w, long long tid,
+                                          long long nthreads) {
+    const long long source = S.source;
+    const unsigned long long d0 = deg_of(S.indptr, source);
+    if (threadIdx.x == 0)          // (an async_finish that overflowed set ASYNC_OFF first)
+        w = Walk{1, d0, d0, 0, 0, 0, 0, 0, false, true,
+                 S.async_frontier > 0 && S.async_frontier < RING &&
+                 S.max_level >= 0x7fffffffLL && S.n < (long long)FREE_SLOT &&
+                 !*(volatile unsigned long long*)&S.ctl[ASYNC_OFF], false, 0};
+    if (tid == 0 && S.trace && S.trace_len > 0)
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(S.trace[0]));
+    for (long long i = tid; i < HC; i += nthreads) S.hc[i] = ~0ull;
+    for (long long i = tid; i < SCTL; i += nthreads) S.ctl[i] = 0;
+    for (long long v = tid; v < S.n; v += nthreads) {
+        const bool root = v == source;
+        S.st[v] = root ? 0 : UNV;
+        if (S.lv) S.lv[v] = root ? 0 : -1;
+        if (S.pv) S.pv[v] = root ? source : -1;
+    }
+    if (tid == 0) {
+        S.queues[0] = (I)source;
+        S.degs[0] = (long long)d0;
+    }
+    blocks_sync(S.bar, (unsigned int)gridDim.x);
 }
 
 // The whole search (see above), by a cooperative launch of the search's one argument S.
@@ -1239,6 +1384,12 @@ __device__ __forceinline__ void take_over(const unsigned long long* ctl, Walk& w
 // max_level: the search stops after that level even if its frontier is not empty, which
 // it then leaves in ctl[LEFT] (a bounded reachability: scc_steps.py); ctl[REACHED] counts
 // the vertices found.
+// async_after, async_frontier: from a push frontier of at most async_frontier vertices at
+// level async_after or later, block 0 finishes the search alone (async_finish; never
+// with a max_level, and what it finds is not in ctl[REACHED]), and the grid writes the
+// levels and parents after it (async_results).
+// Should the finish overflow its ring, the search starts again with levels only, and so
+// do the later searches of the plan (ctl[ASYNC_OFF]).
 // Two blocks a multiprocessor, so that a thread has 64 registers: with four (32
 // registers) the kernel spilled, and its levels took about a fifth longer (H100: the
 // 2000 x 2000 grid 27.3 against 22.1 ms, cnr-2000 0.48 against 0.38 ms).
@@ -1247,37 +1398,29 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
     __shared__ unsigned long long smem[HC];
     __shared__ unsigned long long solo_cnt[BANK];
     __shared__ Walk w;
-    __shared__ bool pull;
+    __shared__ bool pull, deep;
     __shared__ long long T;
-    const long long G = gridDim.x, source = S.source;
-    const unsigned long long d0 = deg_of(S.indptr, source);
-    if (threadIdx.x == 0) w = Walk{1, d0, d0, 0, 0, 0, 0, 0, false, true};
+    const long long G = gridDim.x;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = G * blockDim.x;
-    if (tid == 0 && S.trace && S.trace_len > 0)
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(S.trace[0]));
-    for (long long i = tid; i < HC; i += nthreads) S.hc[i] = ~0ull;
-    for (long long i = tid; i < SCTL; i += nthreads) S.ctl[i] = 0;
-    for (long long v = tid; v < S.n; v += nthreads) {
-        const bool root = v == source;
-        S.st[v] = root ? 0 : UNV;
-        if (S.lv) S.lv[v] = root ? 0 : -1;
-        if (S.pv) S.pv[v] = root ? source : -1;
-    }
-    if (tid == 0) {
-        S.queues[0] = (I)source;
-        S.degs[0] = (long long)d0;
-    }
-    blocks_sync(S.bar, (unsigned int)G);
+    search_start(S, w, tid, nthreads);
     while (true) {
         if (threadIdx.x == 0) {
             pull = w.pulls(S.rule, S.tptr != nullptr);
             T = pull ? G : S.team_size(w.nq, w.fe, w.maxd, G);
+            deep = S.finishes(w, pull);
+            if (deep) T = 1;
         }
         __syncthreads();
         if (w.nq == 0 || w.k >= S.max_level) {
             if (w.nq && blockIdx.x == 0 && threadIdx.x == 0) S.ctl[LEFT] = w.nq;
-            return;
+            const unsigned long long finish = *(volatile unsigned long long*)&S.ctl[ASYNC];
+            if (finish == ASYNC_DONE) async_results(S, tid, nthreads);
+            if (finish != ASYNC_ABORTED) return;
+            if (tid == 0) S.ctl[ASYNC_OFF] = 1;       // for the later searches
+            blocks_sync(S.bar, (unsigned int)G);      // every block read ctl[ASYNC]
+            search_start(S, w, tid, nthreads);        // again, with levels only
+            continue;
         }
         if (!pull && w.bits) {          // a bitmap to push from: its queue, made by the grid
             bits_to_queue(S.bitmap(w.cur), S.words, S.queue(w.cur), &S.ctl[QCOUNT], tid,
@@ -1290,6 +1433,9 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
         if (blockIdx.x < T) {
             if (pull) {
                 pull_team(S, w, S.ctl + BANK * (w.team & 1), smem);
+            } else if (deep) {                          // the rest in one block, no levels
+                async_finish(S, S.queue(w.cur), w.nq, (unsigned*)smem);
+                if (threadIdx.x == 0) w.nq = 0;
             } else if (T == 1) {
                 if (threadIdx.x < BANK) solo_cnt[threadIdx.x] = 0;
                 __syncthreads();
