@@ -521,10 +521,9 @@ def smallest_parents(G, level):
 
 @pytest.mark.parametrize("directed", [False, True])
 def test_async_finish_parents_are_the_smallest_of_the_level_before(directed):
-    """Every vertex found by the asynchronous finish (all after level 1, where it starts)
-    has the smallest in-neighbour of the level
-    before as its parent: the minimum of the keys its offers left, whatever their
-    order."""
+    """Every vertex that the asynchronous finish finds (from level 1's frontier on: all
+    of level 2 and after) has the smallest in-neighbour of the level before as its
+    parent: the minimum of the keys its offers left, whatever their order."""
     from lagraph_py import generate
     for G in (generate.road(70, 60, seed=5), generate.grid(30, 40, directed=directed,
                                                            orientation="random"
