@@ -466,15 +466,16 @@ class BfsSteps:
     #: did not grow over the last 64 levels (a lattice's does), one block finishes the
     #: search without levels (bfs.cu ``async_finish``): a label-correcting search whose
     #: vertices wait in a ring in shared memory, so that the block expands as many at once
-    #: as it has threads instead of one level's few. ``search_async_frontier = 0``
-    #: (or 4,096 and more): never. Should the ring overflow (4,096 vertices waiting), the search starts again
-    #: with levels only, and so do the graph's later searches. (H200, levels only, 8
-    #: sources, against never: USA-road-NY 2.28 against 3.10 ms, USA-road-COL 4.03
-    #: against 7.09, USA-road-FLA 7.23 against 8.53, a 1000 x 1000 road-like lattice 7.82
-    #: against 11.2, the 2000 x 2000 grid 19.8 against 22.5 (it finishes the far side);
-    #: Kronecker 22 and uniform random graphs never finish so. A frontier of 512 at
-    #: level 64, without the growth test, took the grid to 26.9 ms; continuing with the
-    #: first vertex a thread pushed instead of putting it in the ring took it to 39 ms.)
+    #: as it has threads instead of one level's few. ``search_async_frontier = 0`` (or
+    #: 4,096 and more): never. Should the ring overflow (4,096 vertices waiting), the
+    #: search starts again with levels only, and so do the graph's later searches. (H200,
+    #: levels only, 8 sources, against never: USA-road-NY 2.28 against 3.10 ms,
+    #: USA-road-COL 4.03 against 7.09, USA-road-FLA 7.23 against 8.53, a 1000 x 1000
+    #: road-like lattice 7.82 against 11.2, the 2000 x 2000 grid 19.8 against 22.5 (it
+    #: finishes the far side); Kronecker 22 and uniform random graphs never finish so. A
+    #: frontier of 512 at level 64, without the growth test, took the grid to 26.9 ms;
+    #: continuing with the first vertex a thread pushed instead of putting it in the ring
+    #: took it to 39 ms.)
     search_async_after = 128
     search_async_frontier = 1024
 
