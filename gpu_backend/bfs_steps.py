@@ -79,7 +79,7 @@ ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
 _SEARCH_CTL = 52               # control words of the search kernel (bfs.cu SCTL, and
                                # ASYNC_OFF after them, zeroed once here)
-SEARCH_LEFT = 48               # the one where a search stopped at its last level leaves
+_SEARCH_LEFT = 48              # the one where a search stopped at its last level leaves
                                # its frontier's size (bfs.cu LEFT), and the next one the
                                # vertices its levels found (REACHED)
 _PULL_CHUNK = 1024             # entries of a long in-list a warp tries at once (bfs.cu
@@ -350,7 +350,8 @@ class SearchPlan:
             self._arrays = (cp.empty(n, dtype=np.int32), cp.empty(2 * words, dtype=np.uint32),
                             *queues, cp.empty(self.blocks, dtype=np.int64),  # st, bits
                             cp.empty(HC, dtype=np.uint64),
-                            cp.zeros(_SEARCH_CTL, dtype=np.uint64), cp.zeros(4, dtype=np.uint32))
+                            cp.zeros(_SEARCH_CTL, dtype=np.uint64),
+                            cp.zeros(4, dtype=np.uint32))
         self.ctl = self._arrays[6]
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
         self.in_degree = AT.row_degree_host()
@@ -363,6 +364,13 @@ class SearchPlan:
         self.list_cap = (PACKED_LIST_CAP if packed else
                          pull_list_cap(self._list_lengths, self.blocks * ex.block // 32))
         self.chunk = PACKED_CHUNK if packed else _PULL_CHUNK
+
+    @property
+    def outcome(self) -> cp.ndarray:
+        """The control words of the plan's last search: the frontier it left where it
+        stopped at its ``max_level`` (0 where it ran to its end), then the vertices its
+        levels found besides the source (bfs.cu LEFT and REACHED)."""
+        return self.ctl[_SEARCH_LEFT:_SEARCH_LEFT + 2]
 
     def long_items(self, cap: int, chunk: int) -> tuple[int, int]:
         """(device address, count) of the chunks of the pull lists longer than cap that the
@@ -509,8 +517,8 @@ class BfsSteps:
                        max_level: int = _NO_LIMIT) -> None:
         """Launch the ``search`` kernel of ``plan`` from ``source``, writing the levels at
         device address ``lv`` and the parents at ``pv`` (either null), and stopping after
-        level ``max_level`` (its frontier left in ``plan.ctl[SEARCH_LEFT]``, the vertices
-        it found besides the source in the word after)."""
+        level ``max_level`` (its frontier left and the vertices it found in
+        ``plan.outcome``)."""
         trace = self.search_trace
         cap, chunk = self.pull_list_cap or plan.list_cap, self.pull_chunk or plan.chunk
         args = struct.pack(   # in the order of _SEARCH_FIELDS

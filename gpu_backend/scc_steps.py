@@ -52,7 +52,7 @@ import cupy as cp
 import numpy as np
 
 from . import _module, host_handover
-from .bfs_steps import SEARCH_LEFT, SearchPlan
+from .bfs_steps import SearchPlan
 from .bfs_steps import working_set as search_working_set
 from .storage import (ensure_fits, free_bytes, in_managed_memory, long_row_chunks,
                       streamed_alloc)
@@ -213,7 +213,7 @@ class SccSteps:
         out = streamed_alloc(16 * n)
         fw, bw = out.ptr, out.ptr + 8 * n
         self._launch_search(forward, pivot, fw, 0, self.scc_pivot_levels)   # (no parents)
-        left, reached = (int(x) for x in forward.ctl[SEARCH_LEFT:SEARCH_LEFT + 2].get())   # sync (2 words)
+        left, reached = (int(x) for x in forward.outcome.get())              # sync
         if left or reached + 1 < self.scc_pivot_share * nactive:
             return active
         self._launch_search(backward, pivot, bw, 0, self.scc_pivot_levels)
@@ -222,7 +222,7 @@ class SccSteps:
         queue = cp.empty(nactive, dtype=idx)
         _module.launch_resident(
             _module.kernel("scc_pivot_label", idx), words.size - 3, _BLOCK,
-            (fw, bw, n, backward.ctl[SEARCH_LEFT:], lv, lp, active.present, queue, words,
+            (fw, bw, n, backward.outcome, lv, lp, active.present, queue, words,
              self._barrier()))
         nleft, left = (int(x) for x in words[1:3].get())                   # sync
         if left:

@@ -417,7 +417,6 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
     typedef typename Pair<I>::T P;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
-    const int wlane = threadIdx.x & 31;
     __shared__ unsigned long long t0, t_round, round_ns;    // (block 0's, read by tid 0)
     if (threadIdx.x == 0) {
         t0 = t_round = global_ns();
