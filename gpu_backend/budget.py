@@ -9,7 +9,8 @@ scratch (``bfs_steps.working_set``), MSF the edge list and candidate lists
 (``msf_steps.working_set``, split into its per-edge and per-vertex parts), SCC the trim
 and a signatures round over every arc (``scc_steps``; its pivot's searches run only where
 the memory left holds them, so they are not counted), connected components the
-union-find's arrays (``components_steps.working_set``).
+union-find's arrays (``components_steps.working_set``, the rows' first entries and the
+labels streamed).
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ def needs(ex, G, task: str) -> dm.Needs:
                   + scc_steps.signatures_working_set(n, 0, n, I))
         return dm.add(both, dm.Needs(0, arcs, vertex))
     if task == "cc":
-        return dm.add(csr, dm.Needs(0, 0, components_steps.working_set(n, I)))
+        scratch = components_steps.working_set(n, I)
+        streamed = components_steps.streamed_set(n, I)
+        return dm.add(csr, dm.Needs(0, 0, scratch - streamed, streamed))
     raise ValueError(f"task must be one of {dm.TASKS}, got {task!r}")
 
 

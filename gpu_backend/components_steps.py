@@ -12,10 +12,12 @@ last pass writes each vertex's root. The rows are taken by degree bucket, as ECL
 (Jaiganesh and Burtscher, HPDC 2018) does: a thread a row up to ``THREAD_ROW`` entries, a
 warp a row up to ``LONG_ROW``, whole blocks the chunks of longer rows. The first two
 phases read every row's first ``SAMPLED`` entries from an array of their own (``SAMPLED``
-words a vertex, made once), which stays in device memory when the adjacency is out of
-core. The warp rows, the chunks, that vertex, those entries and the union-find's scratch
-array are cached with the device matrix, so a call allocates only its labels, launches
-once and never waits for the device.
+words a vertex, made once, read in order). The warp rows, the chunks, that vertex, those
+entries and the union-find's scratch array are cached with the device matrix, so a call
+allocates only its labels, launches once and never waits for the device. Out of core, the
+union-find's array and the row pointers are what a call needs in device memory (its
+vertex arrays); the first entries and the labels, written once, are streamed vertex
+arrays (:func:`streamed_set`), in managed memory where the budget does not hold them.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import cupy as cp
 import numpy as np
 
 from . import _module
-from .storage import LONG_ROW, ensure_fits, long_row_chunks
+from .storage import LONG_ROW, ensure_fits, long_row_chunks, streamed_alloc
 from .vector import GpuVector
 
 #: Rows of at most this many entries are joined by one thread (THREAD_ROW in
@@ -68,7 +70,7 @@ class ComponentsSteps:
         cached = getattr(A, "_cc_buffers", None)
         ensure_fits(working_set(n, A.index_dtype, cached is not None),
                     f"connected components of {n:,} vertices")
-        label = cp.empty(n, dtype=np.int64)
+        label = cp.ndarray((n,), np.int64, streamed_alloc(8 * n))     # (written once)
         if n:
             parent, heads, warp_rows, hub = cached or _buffers(A)
             cv, clo = long_row_chunks(A)
@@ -85,8 +87,22 @@ class ComponentsSteps:
 def working_set(n: int, index_dtype, cached: bool = False) -> int:
     """Device bytes of one call on ``n`` vertices besides the CSR: the int64 labels and,
     unless ``cached`` with the matrix, the union-find's array and the rows' first
-    ``SAMPLED`` entries (the warp rows, a few, besides)."""
+    ``SAMPLED`` entries (the warp rows, a few, besides); :func:`streamed_set` of them
+    are streamed vertex arrays."""
     return 8 * n + (0 if cached else (1 + SAMPLED) * n * np.dtype(index_dtype).itemsize)
+
+
+def streamed_set(n: int, index_dtype) -> int:
+    """The bytes of :func:`working_set` (nothing cached) that the kernel reads in order or
+    writes once, in managed memory out of core where the budget does not hold them
+    (``storage.streamed_alloc``): the rows' first ``SAMPLED`` entries and the labels.
+
+    Examples
+    --------
+    >>> streamed_set(10, np.int32)
+    160
+    """
+    return n * (SAMPLED * np.dtype(index_dtype).itemsize + 8)
 
 
 def _buffers(A) -> tuple[cp.ndarray, cp.ndarray, cp.ndarray, int]:
@@ -94,7 +110,8 @@ def _buffers(A) -> tuple[cp.ndarray, cp.ndarray, cp.ndarray, int]:
     the warp rows of ``A`` and a vertex of largest degree (cached on ``A``)."""
     deg = A.row_degree_host()
     warp_rows = np.flatnonzero((deg > THREAD_ROW) & (deg <= LONG_ROW))
-    heads = cp.empty(SAMPLED * A.n, dtype=A.index_dtype)
+    I = np.dtype(A.index_dtype)
+    heads = cp.ndarray((SAMPLED * A.n,), I, streamed_alloc(SAMPLED * A.n * I.itemsize))
     _module.kernel("cc_heads", A.index_dtype)((_module.grid_for(A.n, _BLOCK),), (_BLOCK,),
                                               (A.indptr, A.indices, A.n, heads))
     A._cc_buffers = (cp.empty(A.n, dtype=A.index_dtype), heads,

@@ -265,6 +265,31 @@ def test_an_out_of_core_bfs_keeps_its_streamed_arrays_where_the_budget_holds_the
     check_same("bfs", G, (host(r.level), host(r.parent)), want)
 
 
+def test_an_out_of_core_cc_streams_its_labels_and_first_entries(kron16):
+    """Out of core with room for its vertex arrays only, connected components keep the
+    union-find's array in device memory and place the rows' first entries and the
+    labels (streamed: read in order, written once) in managed memory; with room for them
+    as well, in device memory; the labels are unchanged either way."""
+    from gpu_backend import components_steps
+    G0 = kron16[False]
+    want = run("cc", G0, executor())
+    need = budget.needs(executor(), G0, "cc")
+    for room, streamed in ((need.vertex, True), (need.vertex + need.streamed, False)):
+        G = copy(G0)
+        ex = executor()
+        with mock.patch.object(storage, "free_bytes", lambda *_: room), \
+                mock.patch.object(dm, "MANAGED_FLOOR", 0):
+            labels = lg.scc(G, backend=ex).labels
+        assert ex.last_plan.mode == dm.MANAGED
+        assert ex.last_plan.streamed_managed == streamed
+        parent, heads = ex.matrix(G)._cc_buffers[:2]
+        assert managed(heads) == streamed and managed(labels) == streamed
+        assert not managed(parent)
+        assert heads.nbytes < ex.last_plan.managed_from  # managed for what it is, not size
+        check_same("cc", G, (host(labels),), want)
+    assert need.streamed == components_steps.streamed_set(G0.n, ex.matrix(G0).index_dtype)
+
+
 @pytest.mark.parametrize("limited, light_rounds", [(False, msf_steps.LIGHT_ROUNDS),
                                                    (True, msf_steps.LIGHT_ROUNDS), (False, 1)])
 def test_an_out_of_core_msf_runs_its_rounds_on_device_copies(kron16, limited, light_rounds):
