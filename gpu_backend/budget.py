@@ -6,7 +6,8 @@ Each :class:`~lagraph_py.device_memory.Needs` counts the device CSR (and, for BF
 on a directed graph, its transpose), what the task builds on it and its room's scratch:
 BFS the pull lists (and their packed form where the search reads it) and the search's
 scratch (``bfs_steps.working_set``), MSF the edge list and candidate lists
-(``msf_steps.working_set``, split into its per-edge and per-vertex parts), SCC the trim
+(``msf_steps.working_set``, split into its per-edge and per-vertex parts, the forest and
+the outputs streamed), SCC the trim
 and a signatures round over every arc (``scc_steps``; its pivot's searches run only where
 the memory left holds them, so they are not counted), connected components the
 union-find's arrays (``components_steps.working_set``, the rows' first entries and the
@@ -42,7 +43,8 @@ def needs(ex, G, task: str) -> dm.Needs:
         wdtype = G.weights.dtype if G.weighted else None
         per_edge = msf_steps.working_set(0, m, I, wdtype, cached)
         per_vertex = msf_steps.working_set(n, 0, I, wdtype, cached)
-        return dm.add(csr, dm.Needs(0, per_edge, per_vertex))
+        streamed = msf_steps.streamed_set(n, I)
+        return dm.add(csr, dm.Needs(0, per_edge, per_vertex - streamed, streamed))
     if task == "scc":
         arcs = scc_steps.signatures_working_set(0, s, 0, I)
         vertex = (scc_steps.trim_working_set(n, I)

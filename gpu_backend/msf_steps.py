@@ -37,7 +37,7 @@ import numpy as np
 
 from . import _module
 from .storage import (device_empty, device_index_dtype, ensure_fits, free_bytes,
-                      in_managed_memory, out_of_core_now)
+                      in_managed_memory, out_of_core_now, streamed_alloc)
 
 #: The first phase runs on the lightest ``LIGHT_PER_VERTEX * n`` edges (a forest has < n).
 #: 1 was fastest on Kronecker 20..22 and the 2000x2000 grid on an H100 (tried 1, 2, 3, 5;
@@ -86,6 +86,20 @@ def working_set(n: int, m: int, index_dtype, weight_dtype, cached: bool) -> int:
     w = 0 if weight_dtype is None else np.dtype(weight_dtype).itemsize
     build = (max(2 * s + 8 + 3 * w, 2 * s + 4 * w + 16, 4 * s + w + 8) if w else 2 * s)
     return max(4 * s + w, build) * m + (per_vertex + 16) * n     # call: edge list + lists
+
+
+def streamed_set(n: int, index_dtype) -> int:
+    """The bytes of :func:`working_set` a vertex that the kernels write once and read in
+    order at most once more (in managed memory out of core where the budget does not hold
+    them, ``storage.streamed_alloc``): the forest's ids (appended, then read by the join
+    and by the order), its rows and weights and the labels.
+
+    Examples
+    --------
+    >>> streamed_set(10, np.int32)
+    360
+    """
+    return n * (np.dtype(index_dtype).itemsize + 32)
 
 
 class _EdgeList:
@@ -173,6 +187,13 @@ class MsfSteps:
         return run.src[:k], run.dst[:k], run.weight[:k], run.labels
 
 
+def _streamed(size: int, dtype) -> cp.ndarray:
+    """An uninitialized array of ``size`` items of ``dtype`` over :func:`streamed_alloc`
+    (managed memory out of core where the plan has no room for the streamed arrays)."""
+    dtype = np.dtype(dtype)
+    return cp.ndarray((size,), dtype, streamed_alloc(size * dtype.itemsize))
+
+
 def _grid(work: int) -> tuple[int]:
     return (_module.grid_for(max(1, work), BLOCK),)
 
@@ -183,8 +204,9 @@ class _Run:
     edges joined; zeroed by the first kernel), two candidate lists (edge ids), union-find,
     two minkey arrays and the forest's ids, all in one allocation (out of core, each its
     own, so that the union-find and the minkey arrays, which every round reads at random,
-    stay in device memory while the lists go to managed memory); and the outputs: the
-    forest's rows and weights (room for ``n - 1``) and the labels. Round by round the lists
+    stay in device memory while the lists go to managed memory, and the forest's ids with
+    the streamed arrays); and the outputs, streamed (:func:`streamed_set`): the forest's
+    rows and weights (room for ``n - 1``) and the labels. Round by round the lists
     and the minkey arrays alternate together: the next round reads list ``i`` and
     ``minkey[i]``. Where the edge list is in managed memory (out of core), the rounds that
     would read it by edge id across the host link run on device copies instead, where the
@@ -201,7 +223,7 @@ class _Run:
         cap = max(1, n - 1)
         sizes = (_CNT * 8 // I.itemsize, E.m, E.m, n, 2 * n, cap)
         if out_of_core_now():       # apart: only the lists are large enough to be managed
-            parts = [cp.empty(size, dtype=I) for size in sizes]
+            parts = [cp.empty(size, dtype=I) for size in sizes[:-1]] + [_streamed(cap, I)]
         else:
             scratch, parts, at = cp.empty(sum(sizes), dtype=I), [], 0
             for size in sizes:
@@ -210,9 +232,9 @@ class _Run:
         cnt, *self.lists, self.parent, self.both, self.forest = parts
         self.cnt = cnt.view(np.uint64)
         self.minkey = [self.both[:n], self.both[n:]]
-        self.src, self.dst = (cp.empty(cap, dtype=np.int64) for _ in range(2))
-        self.weight = cp.empty(cap, dtype=weight_dtype)
-        self.labels = cp.empty(n, dtype=np.int64)
+        self.src, self.dst = (_streamed(cap, np.int64) for _ in range(2))  # written once
+        self.weight = _streamed(cap, weight_dtype)
+        self.labels = _streamed(n, np.int64)
         self.weights = E.weights
         self.cap, self.ends = E.m, E.ends
         self.nlight = min(E.m, LIGHT_PER_VERTEX * n)

@@ -290,6 +290,37 @@ def test_an_out_of_core_cc_streams_its_labels_and_first_entries(kron16):
     assert need.streamed == components_steps.streamed_set(G0.n, ex.matrix(G0).index_dtype)
 
 
+def test_an_out_of_core_msf_streams_its_forest_and_outputs(kron16):
+    """Out of core with room for its vertex arrays only, the MSF keeps the union-find and
+    the minkey arrays in device memory and places the forest's ids, rows and weights and
+    the labels (streamed: written once, read in order) in managed memory; with room for
+    them as well, in device memory; the forest is unchanged either way."""
+    G0 = kron16[False]
+    want = run("msf", G0, executor())
+    need = budget.needs(executor(), G0, "msf")
+    assert need.streamed == msf_steps.streamed_set(G0.n, executor().matrix(G0).index_dtype)
+    for room, streamed in ((need.vertex, True), (need.vertex + need.streamed, False)):
+        G = copy(G0)
+        ex = executor()
+        seen = []
+        real = msf_steps._Run.__init__
+
+        def spy(state, *args):
+            real(state, *args)
+            seen.append(state)
+        with mock.patch.object(storage, "free_bytes", lambda *_: room), \
+                mock.patch.object(dm, "MANAGED_FLOOR", 0), \
+                mock.patch.object(msf_steps._Run, "__init__", spy):
+            r = lg.msf(G, backend=ex)
+        assert ex.last_plan.mode == dm.MANAGED
+        assert ex.last_plan.streamed_managed == streamed
+        out = (r.src, r.dst, r.weight, r.component)
+        assert [managed(a) for a in out] == [streamed] * 4
+        assert managed(seen[0].forest) == streamed
+        assert not managed(seen[0].parent) and not managed(seen[0].both)
+        check_same("msf", G, tuple(host(a) for a in out), want)
+
+
 @pytest.mark.parametrize("limited, light_rounds", [(False, msf_steps.LIGHT_ROUNDS),
                                                    (True, msf_steps.LIGHT_ROUNDS), (False, 1)])
 def test_an_out_of_core_msf_runs_its_rounds_on_device_copies(kron16, limited, light_rounds):
