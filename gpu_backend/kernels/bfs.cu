@@ -1058,10 +1058,7 @@ __device__ __forceinline__ void prefix_in_place(long long* x, long long len, lon
     long long run = block_excl_scan(sum, &total);
     if (threadIdx.x == 0) totals[member] = total;
     sync();
-    long long before = 0;
-    for (long long b = threadIdx.x; b < member; b += blockDim.x) before += __ldcg(&totals[b]);
-    block_excl_scan(before, &total);               // total: the sum over the blocks before
-    run += total;
+    run += sum_before(totals, member);
     for (long long i = lo; i < hi; ++i) {
         run += __ldcg(&x[i]);
         x[i] = run;

@@ -255,9 +255,8 @@ __device__ __forceinline__ void order_phase(const I* forest, const u64* forest_c
     }
     if (threadIdx.x == 0) part[blockIdx.x] = (I)count;
     grid_sync(bar);
-    long long mine = 0, before, total;          // before: the flags of the blocks before
-    for (long long b = threadIdx.x; b < blockIdx.x; b += blockDim.x) mine += __ldcg(part + b);
-    block_excl_scan(mine, &before);              // (its total: the sum over this block)
+    long long before = sum_before(part, blockIdx.x);   // the flags of the blocks before
+    long long total;
     for (long long base = lo; base < hi; base += blockDim.x) {
         const long long e = base + threadIdx.x;
         const bool in = e < hi && flagged(flag, e);

@@ -574,18 +574,9 @@ __global__ void scc_pivot_label(const long long* __restrict__ fw,
         if (least < n) atomicMin(first, least);
     }
     grid_sync(bar);
-    const long long c = *(volatile long long*)first;
-    unsigned long long at = 0;
-    for (long long i = threadIdx.x; i < b; i += blockDim.x)
-        at += *(volatile unsigned long long*)&out[3 + i];
-    for (int o = 16; o; o >>= 1) at += __shfl_down_sync(0xffffffffu, at, o);
-    __syncthreads();
-    if (threadIdx.x == 0) kept = 0;
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0 && at) atomicAdd(&kept, at);
-    __syncthreads();
-    at = kept;
-    if (b == G - 1 && threadIdx.x == 0) out[1] = at + *(volatile unsigned long long*)&out[3 + b];
+    const long long c = __ldcg(first);
+    unsigned long long at = sum_before(out + 3, b);
+    if (b == G - 1 && threadIdx.x == 0) out[1] = at + __ldcg(out + 3 + b);
     for (long long base = lo; base < hi; base += blockDim.x) {
         const long long v = base + threadIdx.x;
         const bool in = v < hi && in_component(v);

@@ -94,6 +94,16 @@ __device__ __forceinline__ T block_excl_scan(T x, T* total) {
     return res;
 }
 
+// The sum of part[0..b), for every thread of the block (which all must call it): the
+// counts of the blocks before block b, where each block wrote its own before a barrier.
+template <typename T>
+__device__ __forceinline__ T sum_before(const T* part, long long b) {
+    T mine = 0, total;
+    for (long long i = threadIdx.x; i < b; i += blockDim.x) mine += __ldcg(part + i);
+    block_excl_scan(mine, &total);
+    return total;
+}
+
 // A slot in a list whose length is *count, for each calling thread: one atomicAdd for the
 // threads of a warp that call together (a queue's length is one word that every append
 // would otherwise hit).
