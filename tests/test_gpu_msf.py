@@ -194,6 +194,7 @@ def test_memory_error_names_bytes_needed_and_free():
     G = generate.grid(30, 30, weights="real")
     need = budget.needs(GpuExecutor(), G, "msf").vertex      # the vertex arrays, at least
     assert need == (steps.working_set(G.n, 0, G.index_dtype, G.weights.dtype, False)
+                    - steps.streamed_set(G.n, G.index_dtype)   # (out of core: managed)
                     + (G.n + 1) * G.indptr.itemsize)
     with mock.patch.object(cp.cuda.runtime, "memGetInfo", return_value=(1000, 2**30)), \
             mock.patch.object(cp, "get_default_memory_pool") as pool:
