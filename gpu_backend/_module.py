@@ -41,7 +41,8 @@ _KERNELS = {
     "push_balanced": ("bfs.cu", 1), "bits_queue": ("bfs.cu", 1),
     "pull_hub": ("bfs.cu", 1), "push_persistent": ("bfs.cu", 1),
     "mark_queue": ("bfs.cu", 1), "init_status": ("bfs.cu", 1), "status_bits": ("bfs.cu", 0),
-    "search": ("bfs.cu", 1), "pack_runs": ("bfs.cu", 1),
+    "search": ("bfs.cu", 1), "search_async": ("bfs.cu", 1),
+    "pack_runs": ("bfs.cu", 1),
     "rank_start": ("bfs.cu", 1), "rank_levels": ("bfs.cu", 1),
     # msf.cu
     "msf_upper_count": ("msf.cu", 1), "msf_upper_edges": ("msf.cu", 1),

@@ -106,7 +106,7 @@ _SEARCH_FIELDS = (
     ("pull_min", "d"), ("small_frontier", "q"), ("edge_limit", "q"), ("unexplored", "Q"),
     ("balance", "q"), ("serial", "q"), ("solo_width", "q"), ("width", "q"), ("wait_ns", "q"),
     ("bits_edges", "q"), ("long_if_cut", "q"), ("trace", "q"), ("trace_len", "q"),
-    ("max_level", "q"), ("async_after", "q"), ("async_frontier", "q"))
+    ("max_level", "q"), ("async_after", "q"), ("async_frontier", "q"), ("deep_seen", "q"))
 _SEARCH_FORMAT = "=" + "".join(code for _, code in _SEARCH_FIELDS)
 
 
@@ -338,7 +338,14 @@ class SearchPlan:
         tptr, pk = AT.packed_lists() if packed else (AT.indptr, None)
         n, I = A.n, A.index_dtype
         self.kernel = _module.kernel("search", I)
-        self.blocks = _module.resident_blocks(self.kernel, -(-n // ex.block), ex.block)
+        self.async_kernel = _module.kernel("search_async", I)
+        self.blocks = min(_module.resident_blocks(k, -(-n // ex.block), ex.block)
+                          for k in (self.kernel, self.async_kernel))
+        # a host word that `search` sets where a search met the asynchronous finish's rule
+        self._deep_memory = cp.cuda.alloc_pinned_memory(8)
+        self.deep_seen = np.frombuffer(self._deep_memory, np.uint64, 1)
+        self.deep_seen[0] = 0
+        self.deep_seen_ptr = self.deep_seen.ctypes.data
         words = (n + 31) // 32
         if scratch_of is not None:
             self._arrays = scratch_of._arrays
@@ -486,6 +493,14 @@ class BfsSteps:
     #: took it to 39 ms.)
     search_async_after = 128
     search_async_frontier = 1024
+    #: Whether every search launches the kernel with that finish (bfs.cu
+    #: ``search_async``). By default a graph's searches launch it once one of them met
+    #: the finish's rule: the kernel without it (``search``) goes on with levels there
+    #: and sets a host word of the graph's plan. In one kernel with the finish, every
+    #: search paid for its code (H200, kernel times from the trace, levels only, against
+    #: the kernel before the finish existed: cnr-2000 272 against 264 µs, uniform 2^22 x
+    #: 16 465 against 458; without the finish 270 and 460).
+    search_async_always = False
 
     # ------------------------------------------------------------------ whole search
     def bfs_search(self, G, source, method, levels, parents):
@@ -515,10 +530,11 @@ class BfsSteps:
 
     def _launch_search(self, plan, source: int, lv: int, pv: int,
                        max_level: int = _NO_LIMIT) -> None:
-        """Launch the ``search`` kernel of ``plan`` from ``source``, writing the levels at
-        device address ``lv`` and the parents at ``pv`` (either null), and stopping after
-        level ``max_level`` (its frontier left and the vertices it found in
-        ``plan.outcome``)."""
+        """Launch the search kernel of ``plan`` (``search``, or ``search_async`` once the
+        plan's ``deep_seen`` is set or with ``search_async_always``) from ``source``,
+        writing the levels at device address ``lv`` and the parents at ``pv`` (either
+        null), and stopping after level ``max_level`` (its frontier left and the vertices
+        it found in ``plan.outcome``)."""
         trace = self.search_trace
         cap, chunk = self.pull_list_cap or plan.list_cap, self.pull_chunk or plan.chunk
         args = struct.pack(   # in the order of _SEARCH_FIELDS
@@ -530,8 +546,11 @@ class BfsSteps:
             self.pull_serial, self.solo_width, self.team_width, self.team_wait_ns,
             self.grid_bitmap_edges, int(self.pull_long_if_cut),
             _NULL if trace is None else trace.data.ptr, 0 if trace is None else trace.size // 4,
-            max_level, self.search_async_after, self.search_async_frontier)
-        _module.launch_resident(plan.kernel, plan.blocks, self.block, (args,))
+            max_level, self.search_async_after, self.search_async_frontier,
+            plan.deep_seen_ptr)
+        deep = self.search_async_always or plan.deep_seen[0]
+        _module.launch_resident(plan.async_kernel if deep else plan.kernel, plan.blocks,
+                                self.block, (args,))
 
     # ------------------------------------------------------------------ state
     def _state(self, parent: GpuVector, level, frontier: GpuVector, k: int, I) -> _BfsState:

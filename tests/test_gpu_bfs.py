@@ -349,9 +349,13 @@ SEARCH_PATHS = {
                     "persistent_edge_limit": 0},        # their words beyond the first shared
     "unpacked": {"pull_packed": False, "small_frontier": 0, "persistent_edge_limit": 0},
     "async": {"search_async_after": 0,               # one block finishes the search
-              "search_async_frontier": 4000},        # without levels, from the source on
+              "search_async_frontier": 4000,         # without levels, from the source on
+              "search_async_always": True},
     "async_later": {"search_async_after": 3,         # ... from the first frontier of at
-                    "search_async_frontier": 40},    # most 40 vertices after level 2
+                    "search_async_frontier": 40,     # most 40 vertices after level 2
+                    "search_async_always": True},
+    "async_seen": {"search_async_after": 3,          # ... once a search of the graph met
+                   "search_async_frontier": 40},     # the rule (the first goes on: levels)
 }
 
 
@@ -529,7 +533,8 @@ def test_async_finish_parents_are_the_smallest_of_the_level_before(directed):
                                                            orientation="random"
                                                            if directed else None)):
         for s in (0, G.n // 2):
-            with gpu_settings(search_async_after=1, search_async_frontier=4000):
+            with gpu_settings(search_async_after=1, search_async_frontier=4000,
+                              search_async_always=True):
                 r = bfs(G, s, backend="gpu")
             level, parent = asnumpy(r.level), asnumpy(r.parent)
             np.testing.assert_array_equal(level, bfs_levels(G, s))
@@ -550,11 +555,35 @@ def test_async_finish_that_overflows_starts_again_with_levels(ids):
     G = Graph.from_edges(u, v, n=2 ** (depth + 1) - 1 + tail, directed=False)
     if ids == "int64":
         G = with_int64_ids(G)
-    with gpu_settings(search_async_after=1, search_async_frontier=1000):
+    with gpu_settings(search_async_after=1, search_async_frontier=1000,
+                      search_async_always=True):
         for s in (0, 0, G.n - 1):
             search_check(G, s)
     plans = [v for k, v in G._cache.items() if k.startswith("gpu.bfs.search.")]
     assert plans and all(int(p.ctl[_SEARCH_CTL - 1]) == 1 for p in plans)
+
+
+@pytest.mark.parametrize("ids", ["int32", "int64"])
+def test_a_graph_s_searches_finish_asynchronously_once_one_met_the_rule(ids):
+    """By default a search runs the kernel without the asynchronous finish: where the
+    rule is met (a path of 700 vertices, at level 128) it goes on with levels and sets its
+    plan's host word, after which the graph's searches launch the kernel with the finish
+    (ctl ASYNC: how it ended). A graph whose searches never meet the rule (Kronecker)
+    keeps the kernel without it. Levels and parents exact either way."""
+    from gpu_backend.bfs_steps import _SEARCH_CTL
+    from lagraph_py import generate
+    deep, shallow = generate.grid(1, 700), generate.kronecker(10, seed=3)
+    if ids == "int64":
+        deep, shallow = with_int64_ids(deep), with_int64_ids(shallow)
+    finished = []
+    for G in (deep, deep, deep, shallow, shallow):
+        r = bfs(G, 0, backend="gpu")
+        level = asnumpy(r.level)
+        np.testing.assert_array_equal(level, bfs_levels(G, 0))
+        check_tree(G, 0, level, asnumpy(r.parent))
+        plan, = [v for k, v in G._cache.items() if k.startswith("gpu.bfs.search.")]
+        finished.append((int(plan.deep_seen[0]), int(plan.ctl[_SEARCH_CTL - 2])))
+    assert finished == [(1, 0), (1, 1), (1, 1), (0, 0), (0, 0)]
 
 
 def test_search_reuses_its_scratch_and_repeats():

@@ -541,6 +541,23 @@ MUTATIONS = (
         "",
         ["tests/test_gpu_bfs.py::test_async_finish_parents_are_the_smallest_of_the_level_before"]),
     _mutation(
+        "gpu-async-deep-never-told",
+        "the kernel without the asynchronous finish never tells the host that a search met "
+        "its rule: a deep graph's searches never finish asynchronously",
+        "gpu_backend/kernels/bfs.cu",
+        "*(volatile unsigned long long*)S.deep_seen = 1;",
+        ";",
+        ["tests/test_gpu_bfs.py::"
+         "test_a_graph_s_searches_finish_asynchronously_once_one_met_the_rule"]),
+    _mutation(
+        "gpu-async-deep-seen-ignored",
+        "the host launches the kernel with the asynchronous finish only where told to always",
+        "gpu_backend/bfs_steps.py",
+        "deep = self.search_async_always or plan.deep_seen[0]",
+        "deep = self.search_async_always",
+        ["tests/test_gpu_bfs.py::"
+         "test_a_graph_s_searches_finish_asynchronously_once_one_met_the_rule"]),
+    _mutation(
         "gpu-async-overflow-not-restarted",
         "a search whose asynchronous finish overflowed ends there, its levels unfinished",
         "gpu_backend/kernels/bfs.cu",

@@ -1017,6 +1017,8 @@ struct Search {
     long long max_level;               // the last level run (a search that would go on stops)
     long long async_after, async_frontier;   // async_finish from a frontier this small
                                              // at this level or later (0: never)
+    unsigned long long* deep_seen;     // a host word (pinned; or null) that `search` sets
+                                       // where a search met the rule of async_finish
 
     // Whether the rest of the search goes to async_finish, from the frontier of w (pushed
     // next unless pull): a deep search whose frontier is small and did not grow over the
@@ -1180,8 +1182,8 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
 // holding a vertex (RING waiting) ends the finish as ASYNC_ABORTED. The outcome goes to
 // ctl[ASYNC]. Needs n < 2^32 - 1 and nq < RING.
 template <typename I>
-__device__ __noinline__ void async_finish(const Search<I>& S, const I* q, long long nq,
-                                          unsigned* ring) {
+__device__ __forceinline__ void async_finish(const Search<I>& S, const I* q, long long nq,
+                                             unsigned* ring) {
     __shared__ unsigned head, tail;
     __shared__ int outstanding, stop;
     for (int i = threadIdx.x; i < RING; i += blockDim.x)
@@ -1237,8 +1239,8 @@ __device__ __noinline__ void async_finish(const Search<I>& S, const I* q, long l
 // out of the keys async_finish left in pv (the level in the high word; the parents of
 // earlier levels and the source's have none there).
 template <typename I>
-__device__ __noinline__ void async_results(const Search<I>& S, long long tid,
-                                           long long nthreads) {
+__device__ __forceinline__ void async_results(const Search<I>& S, long long tid,
+                                              long long nthreads) {
     for (long long v = tid; v < S.n; v += nthreads) {
         const int level = S.st[v];
         if (level == UNV) continue;
@@ -1355,11 +1357,15 @@ __device__ __noinline__ void search_start(const Search<I>& S, Walk& w, long long
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(S.trace[0]));
     for (long long i = tid; i < HC; i += nthreads) S.hc[i] = ~0ull;
     for (long long i = tid; i < SCTL; i += nthreads) S.ctl[i] = 0;
-    for (long long v = tid; v < S.n; v += nthreads) {
+    int* const st = S.st;              // (read once: for all the compiler knows, the
+    long long* const lv = S.lv;        // stores below might change S)
+    long long* const pv = S.pv;
+    const long long n = S.n;
+    for (long long v = tid; v < n; v += nthreads) {
         const bool root = v == source;
-        S.st[v] = root ? 0 : UNV;
-        if (S.lv) S.lv[v] = root ? 0 : -1;
-        if (S.pv) S.pv[v] = root ? source : -1;
+        st[v] = root ? 0 : UNV;
+        if (lv) lv[v] = root ? 0 : -1;
+        if (pv) pv[v] = root ? source : -1;
     }
     if (tid == 0) {
         S.queues[0] = (I)source;
@@ -1387,11 +1393,13 @@ __device__ __noinline__ void search_start(const Search<I>& S, Walk& w, long long
 // levels and parents after it (async_results).
 // Should the finish overflow its ring, the search starts again with levels only, and so
 // do the later searches of the plan (ctl[ASYNC_OFF]).
-// Two blocks a multiprocessor, so that a thread has 64 registers: with four (32
-// registers) the kernel spilled, and its levels took about a fifth longer (H100: the
-// 2000 x 2000 grid 27.3 against 22.1 ms, cnr-2000 0.48 against 0.38 ms).
-template <typename I>
-__global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<I> S) {
+// Two kernels run it: search_async (FINISH) with the finish, and search without, which
+// goes on with levels where the rule is met and sets *deep_seen for the host, which then
+// launches search_async for the graph's later searches. In one kernel, the finish's code
+// made every level slower (H200, kernel times from the trace, levels only: cnr-2000
+// 272 µs, 270 µs without it, 264 µs for the kernel before the finish existed).
+template <typename I, bool FINISH>
+__device__ __forceinline__ void search_body(const Search<I>& S) {
     __shared__ unsigned long long smem[HC];
     __shared__ unsigned long long solo_cnt[BANK];
     __shared__ Walk w;
@@ -1406,13 +1414,17 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
             pull = w.pulls(S.rule, S.tptr != nullptr);
             T = pull ? G : S.team_size(w.nq, w.fe, w.maxd, G);
             deep = S.finishes(w, pull);
+            if (!FINISH && deep) {                 // levels on; the host is told
+                if (blockIdx.x == 0 && S.deep_seen) *(volatile unsigned long long*)S.deep_seen = 1;
+                w.finish = deep = false;
+            }
             if (deep) T = 1;
         }
         __syncthreads();
         if (w.nq == 0 || w.k >= S.max_level) {
             if (w.nq && blockIdx.x == 0 && threadIdx.x == 0) S.ctl[LEFT] = w.nq;
             const unsigned long long finish = *(volatile unsigned long long*)&S.ctl[ASYNC];
-            if (finish == ASYNC_DONE) async_results(S, tid, nthreads);
+            if (FINISH && finish == ASYNC_DONE) async_results(S, tid, nthreads);
             if (finish != ASYNC_ABORTED) return;
             if (tid == 0) S.ctl[ASYNC_OFF] = 1;       // for the later searches
             blocks_sync(S.bar, (unsigned int)G);      // every block read ctl[ASYNC]
@@ -1430,7 +1442,7 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
         if (blockIdx.x < T) {
             if (pull) {
                 pull_team(S, w, S.ctl + BANK * (w.team & 1), smem);
-            } else if (deep) {                          // the rest in one block, no levels
+            } else if (FINISH && deep) {                // the rest in one block, no levels
                 async_finish(S, S.queue(w.cur), w.nq, (unsigned*)smem);
                 if (threadIdx.x == 0) w.nq = 0;
             } else if (T == 1) {
@@ -1445,6 +1457,19 @@ __global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<
         blocks_sync(S.bar, (unsigned int)G, blockIdx.x >= T ? (unsigned int)S.wait_ns : 0u);
         if (threadIdx.x == 0) take_over(S.ctl, w);
     }
+}
+
+// Two blocks a multiprocessor, so that a thread has 64 registers: with four (32
+// registers) the kernel spilled, and its levels took about a fifth longer (H100: the
+// 2000 x 2000 grid 27.3 against 22.1 ms, cnr-2000 0.48 against 0.38 ms).
+template <typename I>
+__global__ void __launch_bounds__(512, 2) search(const __grid_constant__ Search<I> S) {
+    search_body<I, false>(S);
+}
+
+template <typename I>
+__global__ void __launch_bounds__(512, 2) search_async(const __grid_constant__ Search<I> S) {
+    search_body<I, true>(S);
 }
 
 // ---------------------------------------------------------------------------------------
