@@ -193,11 +193,11 @@ class SccSteps:
         never makes a call refused or out of core that would run without it), where the
         adjacency lies in managed memory (out of core, a search's scattered rows cross the
         host link one by one: directed Kronecker 24 at a quarter cap, H200, 7.5 s against
-        0.70 s without the step), where a
-        search would pass :attr:`scc_pivot_levels` levels, or where the forward one
-        reaches fewer than :attr:`scc_pivot_share` of the active vertices. Two syncs, for
-        the forward search's counts and the labelling's, and one for the pivot where not
-        every vertex is active (else it is kept with ``G``)."""
+        0.70 s without the step), where a search would pass :attr:`scc_pivot_levels`
+        levels, or where the forward one reaches fewer than :attr:`scc_pivot_share` of the
+        active vertices. Two syncs, for the forward search's counts and the labelling's,
+        and one for the pivot where not every vertex is active (else it is kept with
+        ``G``)."""
         n = A.n
         nactive = active.nvals()
         if n + A.nstored <= max(self.scc_host_items, self.scc_pivot_items) or nactive == 0:

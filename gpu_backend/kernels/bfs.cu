@@ -1164,7 +1164,7 @@ __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned 
     }
 }
 
-// The rest of a deep search by one block, without levels (search runs it where
+// The rest of a deep search by one block, without levels (search_async runs it where
 // S.finishes says; the other blocks wait): a label-correcting search from the frontier
 // q[0..nq). A ring of RING vertex ids in shared memory holds the vertices whose level
 // went down; each thread takes the next slot (one shared atomic on the head) and waits
