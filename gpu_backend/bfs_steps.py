@@ -60,7 +60,7 @@ from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
 from . import _module, host_handover
-from .storage import ensure_fits, out_of_core_now, streamed_alloc
+from .storage import ensure_fits, out_of_core_now, streamed_alloc, streamed_empty
 from .vector import GpuVector
 
 HC = 2048                      # hub cache slots (bfs.cu)
@@ -352,8 +352,7 @@ class SearchPlan:
         else:
             ensure_fits(working_set(n, I, self.blocks), "bfs_search")
             # the queues and their degrees (streamed: out of core, maybe managed memory)
-            queues = (cp.ndarray((2 * n,), I, streamed_alloc(2 * n * np.dtype(I).itemsize)),
-                      cp.ndarray((2 * n,), np.int64, streamed_alloc(16 * n)))
+            queues = streamed_empty(2 * n, I), streamed_empty(2 * n, np.int64)
             self._arrays = (cp.empty(n, dtype=np.int32), cp.empty(2 * words, dtype=np.uint32),
                             *queues, cp.empty(self.blocks, dtype=np.int64),  # st, bits
                             cp.empty(HC, dtype=np.uint64),

@@ -26,7 +26,7 @@ import cupy as cp
 import numpy as np
 
 from . import _module
-from .storage import LONG_ROW, ensure_fits, long_row_chunks, streamed_alloc
+from .storage import LONG_ROW, ensure_fits, long_row_chunks, streamed_empty
 from .vector import GpuVector
 
 #: Rows of at most this many entries are joined by one thread (THREAD_ROW in
@@ -70,7 +70,7 @@ class ComponentsSteps:
         cached = getattr(A, "_cc_buffers", None)
         ensure_fits(working_set(n, A.index_dtype, cached is not None),
                     f"connected components of {n:,} vertices")
-        label = cp.ndarray((n,), np.int64, streamed_alloc(8 * n))     # (written once)
+        label = streamed_empty(n, np.int64)                           # (written once)
         if n:
             parent, heads, warp_rows, hub = cached or _buffers(A)
             cv, clo = long_row_chunks(A)
@@ -110,8 +110,7 @@ def _buffers(A) -> tuple[cp.ndarray, cp.ndarray, cp.ndarray, int]:
     the warp rows of ``A`` and a vertex of largest degree (cached on ``A``)."""
     deg = A.row_degree_host()
     warp_rows = np.flatnonzero((deg > THREAD_ROW) & (deg <= LONG_ROW))
-    I = np.dtype(A.index_dtype)
-    heads = cp.ndarray((SAMPLED * A.n,), I, streamed_alloc(SAMPLED * A.n * I.itemsize))
+    heads = streamed_empty(SAMPLED * A.n, A.index_dtype)
     _module.kernel("cc_heads", A.index_dtype)((_module.grid_for(A.n, _BLOCK),), (_BLOCK,),
                                               (A.indptr, A.indices, A.n, heads))
     A._cc_buffers = (cp.empty(A.n, dtype=A.index_dtype), heads,

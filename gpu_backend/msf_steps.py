@@ -37,7 +37,7 @@ import numpy as np
 
 from . import _module
 from .storage import (device_empty, device_index_dtype, ensure_fits, free_bytes,
-                      in_managed_memory, out_of_core_now, streamed_alloc)
+                      in_managed_memory, out_of_core_now, streamed_empty)
 
 #: The first phase runs on the lightest ``LIGHT_PER_VERTEX * n`` edges (a forest has < n).
 #: 1 was fastest on Kronecker 20..22 and the 2000x2000 grid on an H100 (tried 1, 2, 3, 5;
@@ -187,13 +187,6 @@ class MsfSteps:
         return run.src[:k], run.dst[:k], run.weight[:k], run.labels
 
 
-def _streamed(size: int, dtype) -> cp.ndarray:
-    """An uninitialized array of ``size`` items of ``dtype`` over :func:`streamed_alloc`
-    (managed memory out of core where the plan has no room for the streamed arrays)."""
-    dtype = np.dtype(dtype)
-    return cp.ndarray((size,), dtype, streamed_alloc(size * dtype.itemsize))
-
-
 def _grid(work: int) -> tuple[int]:
     return (_module.grid_for(max(1, work), BLOCK),)
 
@@ -223,7 +216,7 @@ class _Run:
         cap = max(1, n - 1)
         sizes = (_CNT * 8 // I.itemsize, E.m, E.m, n, 2 * n, cap)
         if out_of_core_now():       # apart: only the lists are large enough to be managed
-            parts = [cp.empty(size, dtype=I) for size in sizes[:-1]] + [_streamed(cap, I)]
+            parts = [cp.empty(size, dtype=I) for size in sizes[:-1]] + [streamed_empty(cap, I)]
         else:
             scratch, parts, at = cp.empty(sum(sizes), dtype=I), [], 0
             for size in sizes:
@@ -232,9 +225,9 @@ class _Run:
         cnt, *self.lists, self.parent, self.both, self.forest = parts
         self.cnt = cnt.view(np.uint64)
         self.minkey = [self.both[:n], self.both[n:]]
-        self.src, self.dst = (_streamed(cap, np.int64) for _ in range(2))  # written once
-        self.weight = _streamed(cap, weight_dtype)
-        self.labels = _streamed(n, np.int64)
+        self.src, self.dst = (streamed_empty(cap, np.int64) for _ in range(2))  # written once
+        self.weight = streamed_empty(cap, weight_dtype)
+        self.labels = streamed_empty(n, np.int64)
         self.weights = E.weights
         self.cap, self.ends = E.m, E.ends
         self.nlight = min(E.m, LIGHT_PER_VERTEX * n)

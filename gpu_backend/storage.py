@@ -330,6 +330,18 @@ def streamed_alloc(nbytes: int) -> cp.cuda.MemoryPointer:
     return allocator.managed(nbytes)
 
 
+def streamed_empty(size: int, dtype) -> cp.ndarray:
+    """An uninitialized array of ``size`` items of ``dtype`` over :func:`streamed_alloc`.
+
+    Examples
+    --------
+    >>> import cupy as cp
+    >>> labels = streamed_empty(8, cp.int64)
+    """
+    dtype = np.dtype(dtype)
+    return cp.ndarray((size,), dtype, streamed_alloc(size * dtype.itemsize))
+
+
 def device_empty(size: int, dtype) -> cp.ndarray:
     """An uninitialized 1-D array of ``size`` items in device memory, from the memory
     pool, also within :func:`out_of_core`, whose allocator places an array of its size in
