@@ -452,7 +452,12 @@ class BfsSteps:
     #: 22.0 and 22.9 ms, a 100,000-vertex crawl of uk-2007-05 0.112 and 0.114 against
     #: 0.122 and 0.124 ms, Kronecker 22 2-4% faster, cnr-2000 2%, USA-road-NY (one run)
     #: 3.25 against 3.46 ms; Kronecker 20, uniform 2^22 x 16 and soc-Slashdot0902 within
-    #: 2%).
+    #: 2%). A wider solo block gained at most 3% anywhere and cost lattices and roads
+    #: (H200, kernel times, 16 sources, three interleaved rounds, 2048 / 4096 / 8192
+    #: against 1024: rome99 202 / 201 / 203 against 209 µs; the 1000 x 1000 road-like
+    #: lattice 4.14 / 5.60 / 6.75 against 4.01 ms, USA-road-NY 1.72 / 1.88 / 3.00 against
+    #: 1.67 ms; cnr-2000, uk-2007-05@100000, soc-Slashdot0902 and Kronecker 20 within 2%
+    #: up to 4096; at 8192 the web, peer-to-peer and citation graphs 3-9% slower).
     solo_width = 1024
     team_width = 512
     #: The blocks outside a team wait for it pausing between polls, at most this many ns,
@@ -489,7 +494,13 @@ class BfsSteps:
     #: finishes the far side); Kronecker 22 and uniform random graphs never finish so. A
     #: frontier of 512 at level 64, without the growth test, took the grid to 26.9 ms;
     #: continuing with the first vertex a thread pushed instead of putting it in the ring
-    #: took it to 39 ms.)
+    #: took it to 39 ms.) On graphs of 3k-115k vertices (whole calls, the finish in
+    #: every search, 48 sources): from level 1 (frontier up to 4,095) rome99 took 152
+    #: against 237 µs and luxembourg_osm 2.35 against 3.05 ms, but wiki-Vote 275 against
+    #: 83 µs (its ring overflows, and the search starts again) and wb-cs-stanford 153
+    #: against 124; from level 8 (frontier up to 1,024) rome99 155 µs and luxembourg_osm
+    #: 2.35 ms, ten other real graphs from 6% faster to 2% slower, and cit-HepTh 224
+    #: against 205 µs (not measured on larger graphs).
     search_async_after = 128
     search_async_frontier = 1024
     #: Whether every search launches the kernel with that finish (bfs.cu
