@@ -37,11 +37,13 @@ from .vector import GpuVector, send, stage
 #: Host searches of a graph costed by :func:`search_costs`, at most (the first ones).
 SAMPLED_SEARCHES = 4
 #: The model of a search's time, in ns, fitted on real graphs of 3k-63k vertices (H200
-#: and its host, medians over 64 sources): on the host 15 a vertex reached and 1.5 an arc
-#: from one (the compiled search, peer-to-peer graphs 0.12-1.0 ms); on the device 55 µs
-#: a call (launch, output fill, synchronization), 5 µs a level and 0.3 an arc
+#: and its host, medians over 64 sources): on the host 45 µs a call (the route's staging,
+#: copy and synchronization: whole host-route calls took the cpu executor's time plus
+#: 40-60 µs on seven real graphs of 3k-28k vertices), 15 ns a vertex reached and 1.5 an
+#: arc from one (the compiled search, peer-to-peer graphs 0.12-1.0 ms); on the device
+#: 55 µs a call (launch, output fill, synchronization), 5 µs a level and 0.3 ns an arc
 #: (0.06-0.26 ms).
-HOST_NS_PER_REACHED, HOST_NS_PER_ARC = 15.0, 1.5
+HOST_NS_PER_CALL, HOST_NS_PER_REACHED, HOST_NS_PER_ARC = 45e3, 15.0, 1.5
 DEVICE_NS_PER_CALL, DEVICE_NS_PER_LEVEL, DEVICE_NS_PER_ARC = 55e3, 5e3, 0.3
 _ROUTE = "gpu.bfs.route"  # G's cache: (searches costed, their host ns, their device ns)
 
@@ -67,14 +69,15 @@ def search_costs(level: np.ndarray, out_degree: np.ndarray) -> tuple[float, floa
     --------
     >>> path = np.arange(3000)                      # one vertex a level: the host's
     >>> [round(t / 1e3) for t in search_costs(path, np.ones(3000))]
-    [50, 15051]
+    [94, 15051]
     >>> wide = np.repeat(np.arange(20), 1500)       # 30,000 vertices in 20 levels
     >>> [round(t / 1e3) for t in search_costs(wide, np.full(30000, 3))]
-    [585, 177]
+    [630, 177]
     """
     reached = level >= 0
     arcs = float(out_degree[reached].sum())
-    host = HOST_NS_PER_REACHED * np.count_nonzero(reached) + HOST_NS_PER_ARC * arcs
+    host = (HOST_NS_PER_CALL + HOST_NS_PER_REACHED * np.count_nonzero(reached)
+            + HOST_NS_PER_ARC * arcs)
     device = (DEVICE_NS_PER_CALL + DEVICE_NS_PER_LEVEL * int(level.max(initial=0))
               + DEVICE_NS_PER_ARC * arcs)
     return float(host), float(device)

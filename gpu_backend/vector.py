@@ -25,6 +25,8 @@ computes on the host (a small graph's SCC) may stage host values instead
 
 from __future__ import annotations
 
+import math
+
 import threading
 from typing import Callable, NamedTuple
 
@@ -52,7 +54,7 @@ def stage(*specs: tuple) -> Staged:
     has finished), for a caller to fill and :func:`send` before it stages again. Where
     together they pass :data:`STAGED_BYTES` they are plain numpy arrays, sent by CuPy's
     copy."""
-    sizes = [int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in specs]
+    sizes = [math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in specs]
     starts, total = [], 0
     for nbytes in sizes:
         starts.append(total)
