@@ -38,7 +38,9 @@ in the label vector until it is read, :meth:`GpuVector.stage_host`):
   kernel at most ``scc_handoff_sweeps`` sweeps in all; then it hands the vertices not done
   over (a union of whole components), which the host labels by Tarjan's algorithm. A
   round that finishes in time has labelled whole components, so only a round that stalls
-  (a deep rest) costs the detour, at most that share of the host's own time.
+  (a deep rest) costs the detour, at most that share of the host's own time. On a graph
+  without hubs of at most ``scc_race_items`` vertices plus arcs the round does not hand
+  over but races the host's Tarjan on the whole graph (:mod:`.scc_race`).
 
 Each step synchronizes a fixed number of times per call (sizes of the work, the count of
 vertices left or handed over): never per level, sweep or round. The counts of the last
@@ -54,6 +56,7 @@ import numpy as np
 from . import _module, host_handover
 from .bfs_steps import SearchPlan
 from .bfs_steps import working_set as search_working_set
+from .scc_race import Race, hub_free
 from .storage import (ensure_fits, free_bytes, in_managed_memory, long_row_chunks,
                       streamed_alloc)
 from .vector import GpuVector
@@ -122,6 +125,11 @@ class SccSteps:
     scc_host_share = 0.25
     #: ... or after this many sweeps (None: no limit).
     scc_handoff_sweeps = None
+    #: On a graph without hubs of more than :attr:`scc_host_items` and at most this many
+    #: vertices plus arcs, the signatures race the host's Tarjan on the whole graph
+    #: (:mod:`.scc_race`): a round past its budget sweeps on instead of handing its rest
+    #: over. Larger graphs hand over: the host's time grows with the graph.
+    scc_race_items = 1 << 22
     #: The pivot's searches (:meth:`scc_pivot_component`) run on graphs of more than this
     #: many vertices plus arcs. On smaller ones a search's levels (tens of µs each, bound
     #: by latency) cost more than the signature sweeps they spare, and the steps after
@@ -284,19 +292,33 @@ class SccSteps:
         part = cp.empty(blocks, dtype=np.uint64)
         lists = (q.copy(), cp.empty_like(q))
         sweeps = self.scc_handoff_sweeps
+        race = (Race(*A.host_csr()) if self.scc_host_items < n + A.nstored
+                <= self.scc_race_items and hub_free(A, AT) else None)
         lv, lp = label.for_update()
         _module.launch_resident(
             kernel, blocks, _BLOCK,
             (*lists, q.size, arcs, m, sig, lv, lp, np.int32(self.scc_local_passes),
              _module.l2_bytes() // pair, float(self.scc_host_share * HOST_NS_PER_ITEM),
-             _NEVER if sweeps is None else int(sweeps), part, ctl, self._barrier(), out))
+             _NEVER if sweeps is None else int(sweeps),
+             0 if race is None else race.stop_pointer, part, ctl, self._barrier(), out))
         label.touched()
+        if race is not None:                     # the host starts; the caller sleeps
+            done = cp.cuda.Event(block=True, disable_timing=True)
+            done.record()
+            race.start_host()
+            done.synchronize()
         rounds, _, left = (int(x) for x in out[:3].get())       # sync
         self._scc_counts = dict(self._scc_counts or {}, signature_words=out,
-                                handed_over=left)
+                                handed_over=left, raced=race is not None)
         if left:                                 # the rest's ids, ascending, to the host
             device_ids = cp.sort(lists[rounds % 2][:left])
-            self._host_labels(A, device_ids.get(), label, device_ids)      # sync
+            if race is None:
+                self._host_labels(A, device_ids.get(), label, device_ids)  # sync
+            else:
+                ids = device_ids.get()                                     # sync
+                _host_set(label, ids, race.host_labels()[ids], idx, device_ids)
+        elif race is not None:
+            race.call_off()
 
     def _host_trim(self, A, AT, active, label) -> GpuVector:
         """:meth:`scc_trim` by the host's peeling queue; returns the rest as a vector made
@@ -334,9 +356,10 @@ class SccSteps:
         """Counts of the last fused SCC steps: ``trim_levels`` (peeling levels of the last
         trim; None on the host), ``signature_rounds`` and ``signature_sweeps`` (of the last
         :meth:`scc_signatures` on the device), ``handed_over`` (vertices it left to the
-        host's Tarjan) and ``round_log`` (for each of its first ``LOG_ROUNDS`` rounds: the
-        sweeps so far, the vertices left and the milliseconds since its start). Reading
-        the device's words is a sync."""
+        host's Tarjan), ``raced`` (whether the host's Tarjan ran on the whole graph
+        beside the kernel, :mod:`.scc_race`) and ``round_log`` (for each of its first
+        ``LOG_ROUNDS`` rounds: the sweeps so far, the vertices left and the milliseconds
+        since its start). Reading the device's words is a sync."""
         counts = dict(self._scc_counts or {})
         words = counts.pop("signature_words", None)
         if words is not None:

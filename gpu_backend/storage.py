@@ -18,7 +18,7 @@ import ctypes
 import threading
 import weakref
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import cupy as cp
 import numpy as np
@@ -157,6 +157,11 @@ class DeviceMatrix:
     def row_degree_host(self) -> np.ndarray:
         """Entries per row, on the host (for host-side decisions without a sync)."""
         return self._host_deg
+
+    @cached_property
+    def max_row_degree(self) -> int:
+        """The most entries of a row (0 without rows), from the host degrees, once."""
+        return int(self._host_deg.max(initial=0))
 
     def host_csr(self) -> tuple[np.ndarray, np.ndarray]:
         """``(indptr, indices)`` of this matrix on the host (the arrays it was built from;

@@ -53,11 +53,13 @@ def backend(request):
 def gpu_kernels_on_small_graphs(request, monkeypatch):
     """The suite's graphs are small, and the gpu executor hands small graphs to the host
     (``GpuExecutor.host_items``, ``bfs_host_items``): tests run its kernels on them,
-    except those marked ``host_handover``."""
+    except those marked ``host_handover``; and without the SCC race of host and device
+    (``scc_race_items``), which its own tests run."""
     if gpu_available() and request.node.get_closest_marker("host_handover") is None:
         import gpu_backend
         monkeypatch.setattr(gpu_backend.GpuExecutor, "host_items", -1)
         monkeypatch.setattr(gpu_backend.GpuExecutor, "bfs_host_items", -1)
+        monkeypatch.setattr(gpu_backend.GpuExecutor, "scc_race_items", -1)
 
 
 # tests/mpi/ holds the scripts that test_distributed.py runs under mpiexec, not tests.

@@ -264,5 +264,45 @@ def test_compiled_scc_with_either_index_width(make, wide, wide_ids):
     like = fused_scc._UINT64 if wide else fused_scc._UINT32
     for search in (False, True):
         labels = fused_scc._strong_components(*arrays, search, like, G.nstored,
-                                              fused_scc.PULL_ARCS, fused_scc.PUSH_VERTICES)
+                                              fused_scc.PULL_ARCS, fused_scc.PUSH_VERTICES,
+                                              fused_scc._NO_STOP)
         np.testing.assert_array_equal(labels, smallest[comp])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: lg.generate.grid(30, 30, directed=True, orientation="random", seed=4),
+    lambda: lg.generate.cycle_chain(40, 25, shuffle=True, seed=2),
+    lambda: lg.Graph.from_edges([], [], n=3),
+], ids=["grid", "chain", "no-arcs"])
+def test_strong_components_until_labels_or_gives_up_whole(make):
+    """The host side of the gpu executor's SCC race: with its stop word clear, scipy's
+    components labelled by their smallest ids; with the word set, None (no partial
+    labels); the graph's arrays are not modified."""
+    G = make()
+    _, comp = connected_components(G.to_scipy(), directed=True, connection="strong")
+    smallest = np.full(comp.max() + 1, G.n)
+    np.minimum.at(smallest, comp, np.arange(G.n))
+    before = G.indptr.copy(), G.indices.copy()
+    labels = fused_scc.strong_components_until(G.indptr, G.indices, np.zeros(1, np.uint32))
+    np.testing.assert_array_equal(labels, smallest[comp])
+    assert fused_scc.strong_components_until(G.indptr, G.indices,
+                                             np.ones(1, np.uint32)) is None
+    np.testing.assert_array_equal(G.indptr, before[0])
+    np.testing.assert_array_equal(G.indices, before[1])
+
+
+def test_strong_components_until_stops_from_another_thread():
+    """A stop set by another thread while the labelling runs ends it with None, or it has
+    already finished with every label right: never a partial answer. The long chain of
+    shuffled cycles keeps it running past several stop reads."""
+    import threading
+    G = lg.generate.cycle_chain(400, 500, shuffle=True, seed=3)
+    _, comp = connected_components(G.to_scipy(), directed=True, connection="strong")
+    smallest = np.full(comp.max() + 1, G.n)
+    np.minimum.at(smallest, comp, np.arange(G.n))
+    stop = np.zeros(1, np.uint32)
+    timer = threading.Timer(0.002, lambda: stop.__setitem__(0, 1))
+    timer.start()
+    labels = fused_scc.strong_components_until(G.indptr, G.indices, stop)
+    timer.join()
+    assert labels is None or np.array_equal(labels, smallest[comp])

@@ -307,7 +307,10 @@ __device__ __forceinline__ bool arc_stays(const P& a, const P* sig) {
 // round has run longer than ns_per_item nanoseconds per vertex and arc it started with, or
 // after max_sweeps sweeps in all: at the end of a sweep that changed something, the round's
 // vertex list (the vertices not done, a union of whole components) stays in the buffer of
-// this round and the kernel returns.
+// this round and the kernel returns. With a `stop` word (host memory the device reads; else
+// null) a round past its time sweeps on and reads the word after each sweep instead: the
+// host, racing the kernel on the whole graph, sets it once it has every label, and the
+// kernel then hands over what is left.
 // (qa, qb): vertex lists, alternating by round; ea: the arcs; part[b]: block b's count of
 // arcs kept. ctl[0..2]: "changed" (bit 0) and "hand over" (bit 1) flags, rotating
 // by sweep; ctl[3..5]: vertices left (rotating by round). Results: out[0] rounds finished,
@@ -412,8 +415,8 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
                      typename Pair<I>::T* sig,
                      long long* lv, unsigned char* lp, int local_passes, long long cache_arcs,
                      double ns_per_item, unsigned long long max_sweeps,
-                     unsigned long long* part, unsigned long long* ctl, unsigned int* bar,
-                     unsigned long long* out) {
+                     const unsigned int* stop, unsigned long long* part,
+                     unsigned long long* ctl, unsigned int* bar, unsigned long long* out) {
     typedef typename Pair<I>::T P;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
@@ -452,7 +455,9 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
                 changed |= lower(&sig[v].y, __ldcg(&sig[s.y].y));
             }
             if (__syncthreads_or(changed) && threadIdx.x == 0) atomicOr(&ctl[sweeps % 3], 1ull);
-            if (tid == 0 && (sweeps + 1 >= max_sweeps || global_ns() - t_round > round_ns))
+            if (tid == 0 && (sweeps + 1 >= max_sweeps ||
+                             (global_ns() - t_round > round_ns &&
+                              (stop == nullptr || *(const volatile unsigned int*)stop))))
                 atomicOr(&ctl[sweeps % 3], 2ull);
             grid_sync(bar);
             const unsigned long long flags = *(volatile unsigned long long*)&ctl[sweeps % 3];
