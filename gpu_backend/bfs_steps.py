@@ -500,7 +500,13 @@ class BfsSteps:
     #: 83 µs (its ring overflows, and the search starts again) and wb-cs-stanford 153
     #: against 124; from level 8 (frontier up to 1,024) rome99 155 µs and luxembourg_osm
     #: 2.35 ms, ten other real graphs from 6% faster to 2% slower, and cit-HepTh 224
-    #: against 205 µs (not measured on larger graphs).
+    #: against 205 µs. On larger graphs (levels only, 32 sources x 4 rounds, against 128)
+    #: level 8 gained 1-5% on the web and social graphs and Kronecker 22, USA-road-NY
+    #: 1.69 against 2.44 ms, but the 2000 x 2000 grid took 26.3 against 17.9 ms (before
+    #: its 64th level the growth test has not judged yet, and one block expands the grid);
+    #: judging growth over 8 levels (from level 8, 16 or 32) spared the grid (+1-4%) and
+    #: kept most gains, but USA-road-FLA took 8.4-8.9 against 6.0 ms (its ring
+    #: overflows, and its later searches keep to levels) and cit-HepTh 7-13% longer.
     search_async_after = 128
     search_async_frontier = 1024
     #: Whether every search launches the kernel with that finish (bfs.cu
