@@ -353,6 +353,14 @@ MUTATIONS = (
         "if indeg[v] == 0 or outdeg[v] <= 1:",
         [SCC]),
     _mutation(
+        "scc-stopped-labelling-reports-done",
+        "the compiled Tarjan, stopped at a root, reports itself finished: its caller takes "
+        "the partial labels",
+        "lagraph_py/cpu_steps/scc.py",
+        "        if stop[0]:\n            return False",
+        "        if stop[0]:\n            return True",
+        ["tests/test_cpu_steps.py"], k="strong_components_until"),
+    _mutation(
         "scc-two-cycle-label-max",
         "a 2-cycle is labelled by its larger id",
         "lagraph_py/algorithms/scc.py",
