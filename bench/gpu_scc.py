@@ -14,7 +14,8 @@ Then one instrumented call per directed graph gives where the time goes (each gr
 timed between device synchronizations), the rounds per phase and the signature kernel's
 log of its first rounds; ``--variants`` times our call again with other settings of the
 executor (``VARIANTS``: the device's kernels only, other shares of the host's time before
-the signatures hand over).
+the signatures hand over, the hand-over without the race of host and device on graphs
+without hubs).
 
 Graphs: Kronecker 20 and 22 (directed), grids and a 3-D mesh with random or swept arc
 directions, ``road55_random`` (the 3k-vertex ``road(55, 55)`` with random arc directions,
@@ -113,9 +114,10 @@ GRAPHS = {
 }
 #: Other settings of the executor, timed with ``--variants``.
 VARIANTS = {
-    "device": dict(scc_host_items=0, scc_host_share=float("inf")),
+    "device": dict(scc_host_items=0, scc_host_share=float("inf"), scc_race_items=-1),
     "share0.1": dict(scc_host_share=0.1),
     "share1": dict(scc_host_share=1.0),
+    "no_race": dict(scc_race_items=-1),
 }
 #: Seconds of untimed calls before ours are timed (see :func:`keep_busy`).
 WARM_SECONDS = 0.5
