@@ -26,7 +26,6 @@ computes on the host (a small graph's SCC) may stage host values instead
 from __future__ import annotations
 
 import math
-
 import threading
 from typing import Callable, NamedTuple
 

@@ -211,6 +211,13 @@ _FLOAT_WEIGHTS = st.one_of(st.sampled_from([-1.5, 0.0, 0.25, 1.0]),
                            st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False))
 
 
+def with_int64_ids(G: Graph) -> Graph:
+    """``G`` with int64 CSR index arrays (the kernels' ``long long`` instantiation), its
+    weights kept."""
+    return Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
+                 G.weights)
+
+
 @st.composite
 def graphs(draw, max_n: int = 10, weighted: bool | None = None, directed: bool | None = None,
            min_n: int = 0) -> Graph:

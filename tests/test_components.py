@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import get_num_threads, njit, prange
-from oracles import graphs
+from oracles import graphs, with_int64_ids
 from scipy.sparse import csgraph
 
 import lagraph_py as lg
@@ -52,12 +52,6 @@ def smallest_ids(G: Graph, weak: bool = False) -> np.ndarray:
     return smallest[label]
 
 
-def wide(G: Graph) -> Graph:
-    """``G`` with 64-bit index arrays."""
-    return Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
-                 G.weights)
-
-
 def fused_labels(G: Graph, path: str) -> np.ndarray:
     with mock.patch.multiple(components, **PATHS[path]):
         return FUSED.to_dense(FUSED.connected_components(FUSED.matrix(G), G.n), -1)
@@ -79,7 +73,7 @@ def check(G: Graph, path: str) -> np.ndarray:
 @settings(max_examples=150, **RELAXED)
 @given(G=graphs(max_n=40, directed=False), widen=st.booleans())
 def test_random_graphs_equal_the_definition_and_scipy(path, G, widen):
-    G = wide(G) if widen else G
+    G = with_int64_ids(G) if widen else G
     expected = check(G, path)
     if G.n:
         reference = REF.to_dense(REF.connected_components(REF.matrix(G), G.n), -1)
@@ -124,7 +118,7 @@ def shapes() -> dict:
 @pytest.mark.parametrize("name", list(shapes()))
 def test_shapes(name, widen, path):
     G = shapes()[name]
-    check(wide(G) if widen else G, path)
+    check(with_int64_ids(G) if widen else G, path)
 
 
 # ---------------------------------------------------------------------- generators
@@ -143,7 +137,7 @@ GENERATED = {
 @pytest.mark.parametrize("name", list(GENERATED))
 def test_generated_graphs(name, widen, path):
     G = GENERATED[name]()
-    check(wide(G) if widen else G, path)
+    check(with_int64_ids(G) if widen else G, path)
 
 
 @pytest.mark.parametrize("make, runs", [(lambda: lg.generate.kronecker(14), 10),

@@ -6,7 +6,6 @@ reference executor in test_bfs.py.)"""
 import graphblas as gb
 import numpy as np
 import pytest
-from scipy.sparse.csgraph import connected_components
 
 import lagraph_py as lg
 from lagraph_py.cpu import (
@@ -19,6 +18,7 @@ from lagraph_py.cpu import (
 from lagraph_py.cpu_steps import FusedCpuExecutor, HostVector
 from lagraph_py.cpu_steps import scc as fused_scc
 from lagraph_py.cpu_steps.host_vector import held
+from oracles import scc_labels, with_int64_ids
 
 REF, FUSED = CpuExecutor(), FusedCpuExecutor()
 
@@ -232,10 +232,7 @@ def test_pearce_labels_with_either_index_width(wide):
     for graphs of 2^31 vertices or more) gives scipy's components, labelled by their
     smallest ids, on the whole graph and on a union of its components."""
     G = lg.generate.grid(30, 30, directed=True, orientation="random", seed=4)
-    _, comp = connected_components(G.to_scipy(), directed=True, connection="strong")
-    smallest = np.full(comp.max() + 1, G.n)
-    np.minimum.at(smallest, comp, np.arange(G.n))
-    truth = smallest[comp]
+    truth = scc_labels(G)
     indptr, indices = csr_arrays(FUSED.matrix(G, loops=False), unsigned=True)
     like = fused_scc._UINT64 if wide else fused_scc._UINT32
     for ids in (np.arange(G.n), np.flatnonzero(np.isin(truth, truth[::7]))):
@@ -256,17 +253,15 @@ def test_compiled_scc_with_either_index_width(make, wide, wide_ids):
     giant component: scipy's components, labelled by their smallest ids."""
     G = make()
     if wide_ids:
-        G = lg.Graph(G.n, True, G.indptr.astype(np.int64), G.indices.astype(np.int64), None)
-    _, comp = connected_components(G.to_scipy(), directed=True, connection="strong")
-    smallest = np.full(comp.max() + 1, G.n)
-    np.minimum.at(smallest, comp, np.arange(G.n))
+        G = with_int64_ids(G)
+    truth = scc_labels(G)
     arrays = fused_scc._csr(G) + fused_scc._csr(G.transpose())
     like = fused_scc._UINT64 if wide else fused_scc._UINT32
     for search in (False, True):
         labels = fused_scc._strong_components(*arrays, search, like, G.nstored,
                                               fused_scc.PULL_ARCS, fused_scc.PUSH_VERTICES,
                                               fused_scc._NO_STOP)
-        np.testing.assert_array_equal(labels, smallest[comp])
+        np.testing.assert_array_equal(labels, truth)
 
 
 @pytest.mark.parametrize("make", [
@@ -279,12 +274,10 @@ def test_strong_components_until_labels_or_gives_up_whole(make):
     components labelled by their smallest ids; with the word set, None (no partial
     labels); the graph's arrays are not modified."""
     G = make()
-    _, comp = connected_components(G.to_scipy(), directed=True, connection="strong")
-    smallest = np.full(comp.max() + 1, G.n)
-    np.minimum.at(smallest, comp, np.arange(G.n))
+    truth = scc_labels(G)
     before = G.indptr.copy(), G.indices.copy()
     labels = fused_scc.strong_components_until(G.indptr, G.indices, np.zeros(1, np.uint32))
-    np.testing.assert_array_equal(labels, smallest[comp])
+    np.testing.assert_array_equal(labels, truth)
     assert fused_scc.strong_components_until(G.indptr, G.indices,
                                              np.ones(1, np.uint32)) is None
     np.testing.assert_array_equal(G.indptr, before[0])
@@ -297,12 +290,10 @@ def test_strong_components_until_stops_from_another_thread():
     shuffled cycles keeps it running past several stop reads."""
     import threading
     G = lg.generate.cycle_chain(400, 500, shuffle=True, seed=3)
-    _, comp = connected_components(G.to_scipy(), directed=True, connection="strong")
-    smallest = np.full(comp.max() + 1, G.n)
-    np.minimum.at(smallest, comp, np.arange(G.n))
+    truth = scc_labels(G)
     stop = np.zeros(1, np.uint32)
     timer = threading.Timer(0.002, lambda: stop.__setitem__(0, 1))
     timer.start()
     labels = fused_scc.strong_components_until(G.indptr, G.indices, stop)
     timer.join()
-    assert labels is None or np.array_equal(labels, smallest[comp])
+    assert labels is None or np.array_equal(labels, truth)

@@ -16,7 +16,7 @@ from conftest import cupy_or_skip  # noqa: E402
 
 cp = cupy_or_skip()
 
-from oracles import bfs_levels, graphs  # noqa: E402
+from oracles import bfs_levels, graphs, with_int64_ids  # noqa: E402
 
 from lagraph_py import validate  # noqa: E402
 from lagraph_py.algorithms.bfs import bfs  # noqa: E402
@@ -369,11 +369,6 @@ def gpu_settings(**values):
     finally:
         for name, value in old.items():
             setattr(GPU, name, value)
-
-
-def with_int64_ids(G):
-    """``G`` with int64 CSR index arrays (the kernels' ``long long`` instantiation)."""
-    return Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64), None)
 
 
 def check_tree(G, s, level, parent):

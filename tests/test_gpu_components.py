@@ -24,7 +24,7 @@ from gpu_backend import GpuExecutor, storage  # noqa: E402
 from gpu_backend.components_steps import SAMPLED, THREAD_ROW  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 from lagraph_py.cpu_steps import FusedCpuExecutor  # noqa: E402
-from oracles import graphs, scc_labels  # noqa: E402
+from oracles import graphs, scc_labels, with_int64_ids  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 GPU, REFERENCE, FUSED = GpuExecutor(), CpuExecutor(), FusedCpuExecutor()
@@ -115,11 +115,6 @@ def test_many_pairs_and_isolated_vertices():
 ], ids=["kronecker", "road", "grid", "mesh"])
 def test_generated_classes(make):
     check(make())
-
-
-def with_int64_ids(G):
-    return lg.Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
-                    None)
 
 
 @pytest.mark.parametrize("make", [lambda: lg.generate.kronecker(11, seed=5),

@@ -14,7 +14,7 @@ import pytest
 from conftest import DATA, cupy_or_skip
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import graphs
+from oracles import graphs, with_int64_ids
 
 from lagraph_py import generate
 from lagraph_py.algorithms.msf import msf
@@ -68,12 +68,6 @@ def reweighted(G, values, rng):
     src, dst, _ = G.edges()
     w = np.array(values)[rng.integers(0, len(values), src.size)]
     return Graph.from_edges(src, dst, w, n=G.n, directed=False)
-
-
-def with_int64_ids(G):
-    """``G`` with int64 CSR index arrays (the kernels' ``long long`` instantiation)."""
-    return Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
-                 G.weights)
 
 
 @DRIVERS

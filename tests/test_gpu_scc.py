@@ -21,7 +21,7 @@ cp = cupy_or_skip()
 import lagraph_py as lg  # noqa: E402
 from gpu_backend import GpuExecutor, _module, storage  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
-from oracles import graphs, scc_labels  # noqa: E402
+from oracles import graphs, scc_labels, with_int64_ids  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 CPU, GPU = CpuExecutor(), GpuExecutor()
@@ -166,12 +166,6 @@ def test_deep_chain_handed_to_the_host(monkeypatch, setting, value):
     assert counts["handed_over"] > 0
     if setting == "scc_handoff_sweeps":
         assert counts["signature_sweeps"] == value
-
-
-def with_int64_ids(G):
-    """``G`` with int64 CSR index arrays (the kernels' ``long long`` instantiation)."""
-    return lg.Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
-                    None)
 
 
 @pytest.mark.parametrize("name", ["grid_random", "hubs", "kronecker", "two_cycles"])

@@ -17,7 +17,7 @@ cp = cupy_or_skip()
 
 import lagraph_py as lg  # noqa: E402
 from gpu_backend import GpuExecutor, scc_race  # noqa: E402
-from oracles import scc_labels  # noqa: E402
+from oracles import scc_labels, with_int64_ids  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 GPU = GpuExecutor()
@@ -36,11 +36,6 @@ def racing(monkeypatch):
 
 def chain(k, size, seed):
     return lg.generate.cycle_chain(k, size, shuffle=True, seed=seed)
-
-
-def with_int64_ids(G):
-    return lg.Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
-                    None)
 
 
 GRAPHS = {

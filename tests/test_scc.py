@@ -21,7 +21,7 @@ import pytest
 from conftest import BACKENDS, DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import graphs, scc_labels
+from oracles import graphs, scc_labels, with_int64_ids
 from scipy.sparse import csgraph
 
 import lagraph_py.algorithms.scc as scc_module
@@ -471,11 +471,6 @@ def scc_shapes(draw, max_n=60):
     if draw(st.booleans()):
         G = with_int64_ids(G)
     return G
-
-
-def with_int64_ids(G):
-    """``G`` with int64 CSR index arrays."""
-    return Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64), None)
 
 
 @settings(max_examples=200, **RELAXED)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import graphs
+from oracles import graphs, with_int64_ids
 
 import lagraph_py as lg
 import lagraph_py.scipy_cpu as scipy_cpu
@@ -22,12 +22,6 @@ COLD, FUSED = ScipyCpuExecutor(), FusedCpuExecutor()
 RELAXED = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: Weights whose span makes the packed rank keys drop low bits (see Ranking).
 WIDE_INTS = [-(2**63), 2**63 - 1, 0, 1, -1]
-
-
-def wide(G: Graph) -> Graph:
-    """``G`` with int64 index arrays."""
-    return Graph(G.n, G.directed, G.indptr.astype(np.int64), G.indices.astype(np.int64),
-                 G.weights)
 
 
 def same_bfs(G, s, method):
@@ -62,7 +56,7 @@ def same_components(G):
 @settings(max_examples=150, **RELAXED)
 @given(G=graphs(max_n=14), index64=st.booleans(), data=st.data())
 def test_cold_path_equals_the_fused_executor(G, index64, data):
-    G = wide(G) if index64 else G
+    G = with_int64_ids(G) if index64 else G
     if G.n:
         s = data.draw(st.integers(0, G.n - 1), label="source")
         for method in ("auto", "push", "pull"):
@@ -90,7 +84,7 @@ def test_cold_path_on_generated_graphs(make):
         for method in ("auto", "push", "pull"):
             same_bfs(G, s, method)
     same_forest(G)
-    same_forest(wide(G))
+    same_forest(with_int64_ids(G))
     same_components(G)
 
 
@@ -104,7 +98,7 @@ def test_cold_path_on_generated_graphs(make):
 def test_cold_path_on_directed_graphs(make):
     D = make()
     same_components(D)
-    same_components(wide(D))
+    same_components(with_int64_ids(D))
     same_bfs(D, int(np.argmax(D.out_degree())), "auto")
 
 
