@@ -60,7 +60,8 @@ from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
 from . import _module, host_handover
-from .storage import ensure_fits, out_of_core_now, streamed_alloc, streamed_empty
+from .storage import (ensure_fits, out_of_core_now, pinned_words, streamed_alloc,
+                      streamed_empty)
 from .vector import GpuVector
 
 HC = 2048                      # hub cache slots (bfs.cu)
@@ -127,8 +128,7 @@ def _host_buffer() -> tuple[np.ndarray, int]:
     the device's address space)."""
     buf = getattr(_pinned, "buf", None)
     if buf is None:
-        mem = cp.cuda.alloc_pinned_memory(8 * _HOST_WORDS)
-        words = np.frombuffer(mem, np.uint64, _HOST_WORDS)
+        words = pinned_words(_HOST_WORDS, np.uint64)
         buf = _pinned.buf = words, words.ctypes.data
     return buf
 
@@ -342,9 +342,7 @@ class SearchPlan:
         self.blocks = min(_module.resident_blocks(k, -(-n // ex.block), ex.block)
                           for k in (self.kernel, self.async_kernel))
         # a host word that `search` sets where a search met the asynchronous finish's rule
-        self._deep_memory = cp.cuda.alloc_pinned_memory(8)
-        self.deep_seen = np.frombuffer(self._deep_memory, np.uint64, 1)
-        self.deep_seen[0] = 0
+        self.deep_seen = pinned_words(1, np.uint64)
         self.deep_seen_ptr = self.deep_seen.ctypes.data
         words = (n + 31) // 32
         if scratch_of is not None:

@@ -9,11 +9,12 @@ first round's time budget, a randomly oriented grid soon after it, a chain of a 
 cycles much later; handing the rest to the host at the budget costs the grid the budget,
 the copy and the host's whole time.
 
-So the host starts on the whole graph as the signature kernel is launched, in a worker
+So the host starts on the whole graph as the call starts, before the trim, in a worker
 thread (:func:`~lagraph_py.cpu_steps.scc.strong_components_until`, compiled, without the
 GIL), and a round past its budget sweeps on, reading a word of pinned host memory after
 each sweep. The first to finish gives the labels: the host sets the word, and the kernel
-hands over what it has not labelled, which takes the host's labels; or the kernel
+stops and hands over (or is not launched at all where the host finished first), and
+every vertex takes the host's label, copied to the device in one piece; or the kernel
 finishes, and the word calls the host off (it stops within a few thousand vertices; the
 call does not wait for it). Both label each component by its smallest id, so the answer
 is the same whoever wins. (H200, whole calls, against handing over at the budget: a
@@ -28,11 +29,12 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 
-import cupy as cp
 import numpy as np
 
 from lagraph_py.algorithms.scc import HUB
-from lagraph_py.cpu_steps.scc import strong_components_until
+from lagraph_py.cpu_steps.scc import pearce_work, strong_components_until
+
+from .storage import pinned_words
 
 #: One worker: a race called off stops within a few thousand vertices, before the next
 #: one's host side needs the worker.
@@ -56,26 +58,29 @@ class Race:
     first."""
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray):
-        self._memory = cp.cuda.alloc_pinned_memory(4)
-        self.stop = np.frombuffer(self._memory, np.uint32, 1)
-        self.stop[0] = 0
+        self.stop = pinned_words(1, np.uint32)
         self._csr = (indptr, indices)
+        self._work = pearce_work(indptr)        # (made by the calling thread)
         self._host: Future | None = None
 
     @property
     def stop_pointer(self) -> int:
         """The stop word's address, which the device reads."""
-        return self._memory.ptr
+        return self.stop.ctypes.data
 
     def start_host(self) -> None:
         """Start the host's labelling in the worker thread."""
         self._host = _WORKER.submit(self._label_on_host)
 
     def _label_on_host(self) -> np.ndarray | None:
-        labels = strong_components_until(*self._csr, self.stop)
+        labels = strong_components_until(*self._csr, self.stop, self._work)
         if labels is not None:
             self.stop[0] = 1
         return labels
+
+    def host_finished(self) -> bool:
+        """Whether the host has its labels (without waiting)."""
+        return self._host.done() and self._host.result() is not None
 
     def host_labels(self) -> np.ndarray:
         """The host's labels of every vertex (waiting for the worker)."""

@@ -147,6 +147,7 @@ class SccSteps:
     #: the active vertices: the component lies inside what the forward search reached.
     scc_pivot_share = 1 / 64
     _scc_counts = None
+    _race: Race | None = None      # the race of the strong_components call running
 
     def strong_components(self, G) -> GpuVector:
         """The labels of :meth:`Executor.strong_components
@@ -154,7 +155,27 @@ class SccSteps:
         below, or the host's for a small graph (:mod:`.host_handover`)."""
         if host_handover.on_host(self, G):
             return host_handover.strong_components(G)
-        return super().strong_components(G)
+        self._race = self._start_race(self.matrix(G, loops=False),
+                                      self.matrix(G, transpose=True, loops=False))
+        self._scc_counts = dict(raced=self._race is not None)
+        try:
+            return super().strong_components(G)
+        finally:
+            if self._race is not None:
+                self._race.call_off()
+            self._race = None
+
+    def _start_race(self, A, AT) -> Race | None:
+        """The race of :mod:`.scc_race`, its host side started, on a graph without hubs of
+        more than :attr:`scc_host_items` and at most :attr:`scc_race_items` vertices plus
+        arcs; else None. It starts before the first step: the host's Tarjan labels the
+        whole graph whatever the steps before the signatures remove."""
+        if not (self.scc_host_items < A.n + A.nstored <= self.scc_race_items
+                and hub_free(A, AT)):
+            return None
+        race = Race(*A.host_csr())
+        race.start_host()
+        return race
 
     def scc_trim(self, A, AT, active, label) -> GpuVector:
         n, idx = A.n, A.index_dtype
@@ -261,6 +282,12 @@ class SccSteps:
 
     def scc_signatures(self, A, AT, active, label) -> None:
         n, idx = A.n, A.index_dtype
+        race = self._race
+        if race is not None and race.host_finished():     # before the launch: no kernel
+            self._scc_counts = dict(self._scc_counts or {}, signature_words=None,
+                                    handed_over=active.nvals())
+            label.stage_host(race.host_labels(), -1, nvals=n)
+            return
         if A.n + A.nstored <= self.scc_host_items:
             ids = _host_ids(active)
             self._scc_counts = dict(self._scc_counts or {}, signature_words=None,
@@ -292,8 +319,6 @@ class SccSteps:
         part = cp.empty(blocks, dtype=np.uint64)
         lists = (q.copy(), cp.empty_like(q))
         sweeps = self.scc_handoff_sweeps
-        race = (Race(*A.host_csr()) if self.scc_host_items < n + A.nstored
-                <= self.scc_race_items and hub_free(A, AT) else None)
         lv, lp = label.for_update()
         _module.launch_resident(
             kernel, blocks, _BLOCK,
@@ -302,21 +327,18 @@ class SccSteps:
              _NEVER if sweeps is None else int(sweeps),
              0 if race is None else race.stop_pointer, part, ctl, self._barrier(), out))
         label.touched()
-        if race is not None:                     # the host starts; the caller sleeps
+        if race is not None:                     # the caller sleeps beside the host
             done = cp.cuda.Event(block=True, disable_timing=True)
             done.record()
-            race.start_host()
             done.synchronize()
         rounds, _, left = (int(x) for x in out[:3].get())       # sync
         self._scc_counts = dict(self._scc_counts or {}, signature_words=out,
-                                handed_over=left, raced=race is not None)
-        if left:                                 # the rest's ids, ascending, to the host
+                                handed_over=left)
+        if left and race is not None:            # every vertex takes the host's label
+            label.stage_host(race.host_labels(), -1, nvals=n)
+        elif left:                               # the rest's ids, ascending, to the host
             device_ids = cp.sort(lists[rounds % 2][:left])
-            if race is None:
-                self._host_labels(A, device_ids.get(), label, device_ids)  # sync
-            else:
-                ids = device_ids.get()                                     # sync
-                _host_set(label, ids, race.host_labels()[ids], idx, device_ids)
+            self._host_labels(A, device_ids.get(), label, device_ids)     # sync
         elif race is not None:
             race.call_off()
 

@@ -317,6 +317,17 @@ def out_of_core(managed_from: int, advice: str = "host", streamed_managed: bool 
         _placement.allocator = outer
 
 
+def pinned_words(count: int, dtype) -> np.ndarray:
+    """``count`` zeroed words of ``dtype`` in pinned host memory, which kernels read and
+    write at their address (``.ctypes.data``; pinned memory shares the device's address
+    space): the host's side of a flag or a result the device publishes. The array holds
+    its memory."""
+    words = np.frombuffer(cp.cuda.alloc_pinned_memory(count * np.dtype(dtype).itemsize),
+                          dtype, count)
+    words[:] = 0
+    return words
+
+
 def streamed_alloc(nbytes: int) -> cp.cuda.MemoryPointer:
     """``nbytes`` of device memory for a streamed vertex array
     (:class:`lagraph_py.device_memory.Needs`), which the kernels read in order or write

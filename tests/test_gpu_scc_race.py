@@ -64,22 +64,30 @@ def test_race_labels_equal_scipy(racing, monkeypatch, name, share):
         assert counts["handed_over"] == 0
 
 
-def test_host_wins_on_a_deep_chain(racing, monkeypatch):
-    """A host side that has the labels at once sets the stop word before the kernel's
-    first sweep ends (a chain of 1,000 cycles needs many): the kernel hands over what it
-    has not labelled, and those vertices take the host's labels."""
-    G = chain(1000, 100, 6)
-    truth = scc_labels(G)
-
-    def host_at_once(self):
+def _host_at_once(truth):
+    """``Race.start_host`` with a host side that has the labels ``truth`` at once."""
+    def start_host(self):
         self._host = Future()
         self._host.set_result(self._label_on_host())
+    return start_host
 
+
+@pytest.mark.parametrize("before_launch", [True, False])
+def test_host_wins_on_a_deep_chain(racing, monkeypatch, before_launch):
+    """A host side that has the labels at once: the signature kernel is not launched, or
+    (told the host is not done yet) it reads the stop word after its first sweep (a chain
+    of 1,000 cycles needs many) and hands over; either way every vertex takes the host's
+    label."""
+    G = chain(1000, 100, 6)
+    truth = scc_labels(G)
     monkeypatch.setattr(scc_race, "strong_components_until", lambda *_: truth.copy())
-    monkeypatch.setattr(scc_race.Race, "start_host", host_at_once)
+    monkeypatch.setattr(scc_race.Race, "start_host", _host_at_once(truth))
+    if not before_launch:
+        monkeypatch.setattr(scc_race.Race, "host_finished", lambda self: False)
     np.testing.assert_array_equal(cp.asnumpy(lg.scc(G, backend=GPU).labels), truth)
     counts = GPU.scc_counts()
     assert counts["raced"] and counts["handed_over"] > 0
+    assert ("signature_rounds" in counts) is not before_launch
 
 
 def test_host_labels_after_a_sweep_limit(racing, monkeypatch):
@@ -96,7 +104,7 @@ def test_device_win_calls_the_host_off(racing, monkeypatch):
     sets the stop word that the host side sees."""
     called_off = threading.Event()
 
-    def host_never_finishing(indptr, indices, stop):
+    def host_never_finishing(indptr, indices, stop, work):
         while not stop[0]:
             pass
         called_off.set()
@@ -106,6 +114,24 @@ def test_device_win_calls_the_host_off(racing, monkeypatch):
     np.testing.assert_array_equal(cp.asnumpy(lg.scc(G, backend=GPU).labels), scc_labels(G))
     counts = GPU.scc_counts()
     assert counts["raced"] and counts["handed_over"] == 0
+    assert called_off.wait(10)
+
+
+def test_race_called_off_where_the_trim_labels_everything(racing, monkeypatch):
+    """A graph without cycles: the trim labels every vertex, no signatures run, and the
+    call still calls off the host side it started."""
+    called_off = threading.Event()
+
+    def host_never_finishing(indptr, indices, stop, work):
+        while not stop[0]:
+            pass
+        called_off.set()
+
+    monkeypatch.setattr(scc_race, "strong_components_until", host_never_finishing)
+    G = lg.generate.grid(120, 120, directed=True, orientation="sweep", seed=2)
+    np.testing.assert_array_equal(cp.asnumpy(lg.scc(G, backend=GPU).labels), scc_labels(G))
+    counts = GPU.scc_counts()
+    assert counts["raced"] and "handed_over" not in counts
     assert called_off.wait(10)
 
 

@@ -569,7 +569,7 @@ MUTATIONS = (
         "gpu-async-overflow-not-restarted",
         "a search whose asynchronous finish overflowed ends there, its levels unfinished",
         "gpu_backend/kernels/bfs.cu",
-        "            if (!FINISH || finish != ASYNC_ABORTED) return;",
+        "            if (finish != ASYNC_ABORTED) return;",
         "            return;",
         ["tests/test_gpu_bfs.py::test_async_finish_that_overflows_starts_again_with_levels"]),
     _mutation(

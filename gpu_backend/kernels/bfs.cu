@@ -1423,9 +1423,10 @@ __device__ __forceinline__ void search_body(const Search<I>& S) {
         __syncthreads();
         if (w.nq == 0 || w.k >= S.max_level) {
             if (w.nq && blockIdx.x == 0 && threadIdx.x == 0) S.ctl[LEFT] = w.nq;
+            if (!FINISH) return;                      // (search: never a restart)
             const unsigned long long finish = *(volatile unsigned long long*)&S.ctl[ASYNC];
-            if (FINISH && finish == ASYNC_DONE) async_results(S, tid, nthreads);
-            if (!FINISH || finish != ASYNC_ABORTED) return;   // (search: never a restart)
+            if (finish == ASYNC_DONE) async_results(S, tid, nthreads);
+            if (finish != ASYNC_ABORTED) return;
             if (tid == 0) S.ctl[ASYNC_OFF] = 1;       // for the later searches
             blocks_sync(S.bar, (unsigned int)G);      // every block read ctl[ASYNC]
             search_start(S, w, tid, nthreads);        // again, with levels only

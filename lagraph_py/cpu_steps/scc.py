@@ -145,6 +145,24 @@ def _work_type(n: int) -> np.ndarray:
     return _UINT32 if n <= _UINT32_VERTICES else _UINT64
 
 
+def pearce_work(indptr: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The work arrays of :func:`strong_components_until` on a CSR with the row pointers
+    ``indptr``, allocated by the calling thread: a thread's first touch of memory freshly
+    mapped for it costs a page fault (a worker thread labelling 1M vertices took 3,800 a
+    call, the main thread none, reusing what its earlier calls freed)."""
+    n = indptr.size - 1
+    return _work(n, _work_type(n), as_unsigned(indptr)[0])
+
+
+@njit(cache=True)
+def _work(n, like, indptr):
+    """Work arrays for ``n`` vertices: Pearce's ``rindex`` and the labels (int64), then
+    :func:`_pearce`'s stack, path and discovery indices (of the unsigned type of
+    ``like``) and next edges (of the type of ``indptr``)."""
+    return (np.empty(n, like.dtype), np.empty(n, np.int64), np.empty(n, like.dtype),
+            np.empty(n, like.dtype), np.empty(n, like.dtype), np.empty(n, indptr.dtype))
+
+
 def smallest_id_components(indptr: np.ndarray, indices: np.ndarray, ids: np.ndarray,
                            n: int) -> np.ndarray:
     """The strongly connected components of the subgraph that the vertices ``ids``
@@ -167,10 +185,12 @@ def _smallest_id_components(indptr, indices, ids, n, like):
     the ``n`` vertices): aligned with ``ids``, the smallest id of each one's component
     (int64). The work arrays are of the unsigned type of ``like``."""
     closed = np.iinfo(like.dtype).max
-    rindex = np.full(n, closed, like.dtype)
+    work = _work(n, like, indptr)
+    rindex = work[0]
+    rindex[:] = closed
     for v in ids:
         rindex[v] = 0
-    _pearce(indptr, indices, rindex, closed, _NO_STOP)
+    _pearce(indptr, indices, closed, _NO_STOP, work)
     out = np.empty(ids.size, np.int64)
     for i in range(ids.size):
         out[i] = closed - rindex[ids[i]]
@@ -178,11 +198,12 @@ def _smallest_id_components(indptr, indices, ids, n, like):
 
 
 @njit(cache=True)
-def _pearce(indptr, indices, rindex, closed, stop):
+def _pearce(indptr, indices, closed, stop, work):
     """Pearce's variant of Tarjan's algorithm (iterative) on the vertices with
     ``rindex == 0``; leaves ``rindex[v] = closed - label`` for each, ``label`` the smallest
     id of its component. Returns False, with ``rindex`` partial, where it found ``stop[0]``
-    set (read once every :data:`_STOP_EVERY` vertices it enters), else True.
+    set (read once every :data:`_STOP_EVERY` vertices it enters), else True. ``work``:
+    the arrays of :func:`_work`, ``rindex`` first.
 
     One number per vertex, ``rindex[v]``: 0 for a vertex not visited yet; while ``v`` is
     open its discovery index (from 1), lowered to the least index it reaches (so ``v``
@@ -190,11 +211,12 @@ def _pearce(indptr, indices, rindex, closed, stop):
     is known (set beforehand for vertices to pass over). That exceeds every discovery
     index (``2 n + 2 <= closed``), so no ``<`` test picks it.
     """
+    rindex = work[0]
     n = rindex.size
-    stack = np.empty(n, rindex.dtype)           # finished, component not known yet
-    path = np.empty(n, rindex.dtype)            # depth-first path: vertex, ...
-    own = np.empty(n, rindex.dtype)             # ... its discovery index ...
-    edge = np.empty(n, indptr.dtype)            # ... and its next edge
+    stack = work[2]                             # finished, component not known yet
+    path = work[3]                              # depth-first path: vertex, ...
+    own = work[4]                               # ... its discovery index ...
+    edge = work[5]                              # ... and its next edge
     count = 1
     top = np.uint64(0)
     for root in range(n):
@@ -255,24 +277,25 @@ def _pearce(indptr, indices, rindex, closed, stop):
 
 
 @njit(cache=True, nogil=True)
-def _strong_components(indptr, indices, tindptr, tindices, search, like, budget, alpha,
+def _strong_components(indptr, indices, tindptr, tindices, search, work, budget, alpha,
                        beta, stop):
-    """For every vertex the smallest id of its strongly connected component (int64), or
-    an empty array where :func:`_pearce` found ``stop[0]`` set.
+    """For every vertex the smallest id of its strongly connected component (int64: the
+    labels array of ``work``), or an empty array where :func:`_pearce` found ``stop[0]``
+    set.
 
     With ``search`` the component of the pivot is found first (:func:`_label_giant`;
-    ``tindptr, tindices`` the transpose), then :func:`_pearce` labels the rest. The work
-    arrays are of the unsigned type of ``like``. Runs without the GIL.
+    ``tindptr, tindices`` the transpose), then :func:`_pearce` labels the rest. ``work``:
+    the arrays of :func:`_work` for the graph. Runs without the GIL.
     """
-    n = indptr.size - 1
-    closed = np.iinfo(like.dtype).max
-    rindex = np.zeros(n, like.dtype)
+    rindex, labels = work[0], work[1]
+    n = rindex.size
+    closed = np.iinfo(rindex.dtype).max
+    rindex[:] = 0
     if search:
         _label_giant(indptr, indices, tindptr, tindices, rindex, closed, np.uint64(budget),
                      np.uint64(alpha), np.uint64(beta))
-    if not _pearce(indptr, indices, rindex, closed, stop):
+    if not _pearce(indptr, indices, closed, stop, work):
         return np.empty(0, np.int64)
-    labels = np.empty(n, np.int64)
     for v in range(n):
         labels[v] = closed - rindex[v]
     return labels
@@ -492,16 +515,18 @@ class SccSteps:
         """
         search = _search_pays(G)
         return HostVector.dense(_strong_components(
-            *_csr(G), *_csr(G.transpose() if search else G), search, _work_type(G.n),
+            *_csr(G), *_csr(G.transpose() if search else G), search, pearce_work(G.indptr),
             G.nstored // SEARCH_READS, PULL_ARCS, PUSH_VERTICES, _NO_STOP))
 
 
-def strong_components_until(indptr: np.ndarray, indices: np.ndarray,
-                            stop: np.ndarray) -> np.ndarray | None:
+def strong_components_until(indptr: np.ndarray, indices: np.ndarray, stop: np.ndarray,
+                            work: tuple | None = None) -> np.ndarray | None:
     """The strongly connected components of the CSR ``indptr, indices`` (int32 or int64):
     for every vertex the smallest id of its component (int64), by Pearce's variant of
     Tarjan's algorithm without the GIL, or None where another thread set ``stop[0]`` (a
-    uint32 word, read every :data:`_STOP_EVERY` vertices) before it finished.
+    uint32 word, read every :data:`_STOP_EVERY` vertices) before it finished. ``work``:
+    the arrays of :func:`pearce_work` (the labels are written into them), made here if
+    not given.
 
     Examples
     --------
@@ -511,7 +536,8 @@ def strong_components_until(indptr: np.ndarray, indices: np.ndarray,
     >>> strong_components_until(ptr, nbr, np.ones(1, np.uint32)) is None
     True
     """
+    work = pearce_work(indptr) if work is None else work
     indptr, indices = as_unsigned(indptr, indices)
-    labels = _strong_components(indptr, indices, indptr, indices, False,
-                                _work_type(indptr.size - 1), 0, 0, 0, stop)
+    labels = _strong_components(indptr, indices, indptr, indices, False, work, 0, 0, 0,
+                                stop)
     return labels if labels.size or indptr.size == 1 else None
