@@ -285,6 +285,21 @@ def test_strong_components_until_labels_or_gives_up_whole(make):
     np.testing.assert_array_equal(G.indices, before[1])
 
 
+@pytest.mark.parametrize("stale", [1, 2**31 - 1])
+def test_strong_components_until_on_used_work_arrays(stale):
+    """Work arrays given by the caller (as the gpu executor's race allocates them on its
+    own thread) may hold anything, here every word ``stale``: the labels do not depend on
+    it, and the labels array returned is the one given."""
+    G = lg.generate.cycle_chain(30, 20, shuffle=True, seed=5)
+    work = fused_scc.pearce_work(G.indptr)
+    for a in work:
+        a.fill(stale)
+    labels = fused_scc.strong_components_until(G.indptr, G.indices, np.zeros(1, np.uint32),
+                                               work)
+    np.testing.assert_array_equal(labels, scc_labels(G))
+    assert np.shares_memory(labels, work[1])
+
+
 def test_strong_components_until_stops_from_another_thread():
     """A stop set by another thread while the labelling runs ends it with None, or it has
     already finished with every label right: never a partial answer. The long chain of

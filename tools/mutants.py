@@ -361,6 +361,14 @@ MUTATIONS = (
         "        if stop[0]:\n            return True",
         ["tests/test_cpu_steps.py"], k="strong_components_until"),
     _mutation(
+        "scc-work-arrays-not-cleared",
+        "the compiled SCC call takes its discovery indices as it finds them in the work "
+        "arrays it is given: stale values from an earlier use pass for visited vertices",
+        "lagraph_py/cpu_steps/scc.py",
+        "    rindex[:] = 0\n",
+        "",
+        ["tests/test_cpu_steps.py"], k="strong_components_until"),
+    _mutation(
         "scc-two-cycle-label-max",
         "a 2-cycle is labelled by its larger id",
         "lagraph_py/algorithms/scc.py",
