@@ -258,7 +258,7 @@ def test_compiled_scc_with_either_index_width(make, wide, wide_ids):
     arrays = fused_scc._csr(G) + fused_scc._csr(G.transpose())
     like = fused_scc._UINT64 if wide else fused_scc._UINT32
     for search in (False, True):
-        work = fused_scc._work(G.n, like, arrays[0])
+        work = fused_scc._work(G.n, like, arrays[0], G.n)
         labels = fused_scc._strong_components(*arrays, search, work, G.nstored,
                                               fused_scc.PULL_ARCS, fused_scc.PUSH_VERTICES,
                                               fused_scc._NO_STOP)

@@ -491,7 +491,7 @@ def test_every_branch_of_the_compiled_search(G, data, pull, push, wide):
     like = fused_scc._UINT64 if wide else fused_scc._UINT32
     truth = scc_labels(G)
     for search in (True, False):
-        work = fused_scc._work(G.n, like, arrays[0])
+        work = fused_scc._work(G.n, like, arrays[0], G.n)
         labels = fused_scc._strong_components(*arrays, search, work, budget, pull, push,
                                               fused_scc._NO_STOP)
         np.testing.assert_array_equal(labels, truth)

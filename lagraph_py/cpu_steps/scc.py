@@ -151,15 +151,15 @@ def pearce_work(indptr: np.ndarray) -> tuple[np.ndarray, ...]:
     mapped for it costs a page fault (a worker thread labelling 1M vertices took 3,800 a
     call, the main thread none, reusing what its earlier calls freed)."""
     n = indptr.size - 1
-    return _work(n, _work_type(n), as_unsigned(indptr)[0])
+    return _work(n, _work_type(n), as_unsigned(indptr)[0], n)
 
 
 @njit(cache=True)
-def _work(n, like, indptr):
-    """Work arrays for ``n`` vertices: Pearce's ``rindex`` and the labels (int64), then
-    :func:`_pearce`'s stack, path and discovery indices (of the unsigned type of
-    ``like``) and next edges (of the type of ``indptr``)."""
-    return (np.empty(n, like.dtype), np.empty(n, np.int64), np.empty(n, like.dtype),
+def _work(n, like, indptr, nlabels):
+    """Work arrays for ``n`` vertices: Pearce's ``rindex`` and ``nlabels`` labels
+    (int64), then :func:`_pearce`'s stack, path and discovery indices (of the unsigned
+    type of ``like``) and next edges (of the type of ``indptr``)."""
+    return (np.empty(n, like.dtype), np.empty(nlabels, np.int64), np.empty(n, like.dtype),
             np.empty(n, like.dtype), np.empty(n, like.dtype), np.empty(n, indptr.dtype))
 
 
@@ -185,7 +185,7 @@ def _smallest_id_components(indptr, indices, ids, n, like):
     the ``n`` vertices): aligned with ``ids``, the smallest id of each one's component
     (int64). The work arrays are of the unsigned type of ``like``."""
     closed = np.iinfo(like.dtype).max
-    work = _work(n, like, indptr)
+    work = _work(n, like, indptr, 0)                # (no labels array: ``out`` below)
     rindex = work[0]
     rindex[:] = closed
     for v in ids:
