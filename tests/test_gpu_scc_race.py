@@ -99,9 +99,11 @@ def test_host_labels_after_a_sweep_limit(racing, monkeypatch):
     assert GPU.scc_counts()["handed_over"] > 0
 
 
-def test_device_win_calls_the_host_off(racing, monkeypatch):
-    """A host side that can only be stopped: the kernel labels everything, and the call
-    sets the stop word that the host side sees."""
+@pytest.mark.parametrize("who", ["kernel", "trim"])
+def test_the_call_calls_the_host_off(racing, monkeypatch, who):
+    """A host side that can only be stopped. The kernel labels everything (a chain of
+    cycles), or the trim does (a grid without cycles: no signatures run); either way the
+    call sets the stop word, which the host side sees."""
     called_off = threading.Event()
 
     def host_never_finishing(indptr, indices, stop, work):
@@ -110,28 +112,12 @@ def test_device_win_calls_the_host_off(racing, monkeypatch):
         called_off.set()
 
     monkeypatch.setattr(scc_race, "strong_components_until", host_never_finishing)
-    G = chain(100, 50, 8)
+    G = (chain(100, 50, 8) if who == "kernel"
+         else lg.generate.grid(120, 120, directed=True, orientation="sweep", seed=2))
     np.testing.assert_array_equal(cp.asnumpy(lg.scc(G, backend=GPU).labels), scc_labels(G))
     counts = GPU.scc_counts()
-    assert counts["raced"] and counts["handed_over"] == 0
-    assert called_off.wait(10)
-
-
-def test_race_called_off_where_the_trim_labels_everything(racing, monkeypatch):
-    """A graph without cycles: the trim labels every vertex, no signatures run, and the
-    call still calls off the host side it started."""
-    called_off = threading.Event()
-
-    def host_never_finishing(indptr, indices, stop, work):
-        while not stop[0]:
-            pass
-        called_off.set()
-
-    monkeypatch.setattr(scc_race, "strong_components_until", host_never_finishing)
-    G = lg.generate.grid(120, 120, directed=True, orientation="sweep", seed=2)
-    np.testing.assert_array_equal(cp.asnumpy(lg.scc(G, backend=GPU).labels), scc_labels(G))
-    counts = GPU.scc_counts()
-    assert counts["raced"] and "handed_over" not in counts
+    assert counts["raced"] and counts.get("handed_over", 0) == 0
+    assert ("handed_over" in counts) is (who == "kernel")
     assert called_off.wait(10)
 
 
