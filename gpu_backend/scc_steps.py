@@ -378,8 +378,9 @@ class SccSteps:
         """Counts of the last fused SCC steps: ``trim_levels`` (peeling levels of the last
         trim; None on the host), ``signature_rounds`` and ``signature_sweeps`` (of the last
         :meth:`scc_signatures` on the device), ``handed_over`` (vertices it left to the
-        host's Tarjan), ``raced`` (whether the host's Tarjan ran on the whole graph
-        beside the kernel, :mod:`.scc_race`) and ``round_log`` (for each of its first
+        host's Tarjan: all it was given where a racing host had finished before its
+        launch), ``raced`` (whether the call raced the host's Tarjan on the whole graph
+        against the device's steps, :mod:`.scc_race`) and ``round_log`` (for each of its first
         ``LOG_ROUNDS`` rounds: the sweeps so far, the vertices left and the milliseconds
         since its start). Reading the device's words is a sync."""
         counts = dict(self._scc_counts or {})
