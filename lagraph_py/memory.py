@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,11 @@ LIMIT_VARIABLE = "LAGRAPH_PY_MEMORY_LIMIT"
 #: its end. With :data:`LIMIT_VARIABLE` set every estimate is checked.
 CHECK_FLOOR = 1 << 26
 
+#: A check reuses the system's reading (``/proc/meminfo`` and the cgroup's files, about 40
+#: µs) taken less than this many seconds before, where its estimate takes at most
+#: :data:`REUSE_SHARE` of it; any other check reads again.
+REUSE_S = 0.05
+REUSE_SHARE = 0.5
 #: Share of the available memory a stage must leave free: the estimates below came within
 #: 0.9 of the measured peaks at their lowest, and other threads may allocate meanwhile.
 HEADROOM = 0.1
@@ -86,8 +92,32 @@ def available() -> int | None:
     >>> available() is None or available() > 0
     True
     """
-    known = [x for x in (_meminfo_available(), _cgroup_room(), limit()) if x is not None]
+    return _capped(_system_available())
+
+
+def _capped(system: int | None) -> int | None:
+    known = [x for x in (system, limit()) if x is not None]
     return min(known) if known else None
+
+
+_reading: tuple[float, int | None] = (float("-inf"), None)     # (time.monotonic(), bytes)
+
+
+def _system_available() -> int | None:
+    """The system's available memory, read now (and kept for :func:`_reused_available`)."""
+    global _reading
+    known = [x for x in (_meminfo_available(), _cgroup_room()) if x is not None]
+    _reading = (time.monotonic(), min(known) if known else None)
+    return _reading[1]
+
+
+def _reused_available(nbytes: int) -> int | None:
+    """:func:`available` for a check of ``nbytes``: the last reading where it is recent and
+    ``nbytes`` a small share of it (:data:`REUSE_S`, :data:`REUSE_SHARE`), else a new one."""
+    at, system = _reading
+    if system is None or time.monotonic() - at >= REUSE_S or nbytes > REUSE_SHARE * system:
+        system = _system_available()
+    return _capped(system)
 
 
 def _meminfo_available() -> int | None:
@@ -127,10 +157,11 @@ _LIMIT_KEY = (os.environ.encodekey(LIMIT_VARIABLE) if hasattr(os.environ, "encod
 
 def fits(nbytes: int) -> bool:
     """Whether ``nbytes`` can be allocated now, leaving :data:`HEADROOM` of the available
-    memory (:func:`available`) free."""
+    memory (:func:`available`; a reading of the last :data:`REUSE_S` seconds where
+    ``nbytes`` is a small share of it) free."""
     if nbytes < CHECK_FLOOR and not _limit_set():
         return True
-    free = available()
+    free = _reused_available(nbytes)
     return free is None or nbytes <= (1 - HEADROOM) * free
 
 

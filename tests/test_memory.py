@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 from unittest import mock
 
@@ -253,8 +254,28 @@ def test_available_reads_meminfo_and_cgroups(tmp_path, monkeypatch):
 
 
 def test_small_estimates_read_nothing(monkeypatch):
-    monkeypatch.setattr(memory, "available", lambda: pytest.fail("read /proc"))
+    monkeypatch.setattr(memory, "_system_available", lambda: pytest.fail("read /proc"))
+    monkeypatch.setattr(memory, "_reading", (float("-inf"), None))
     assert memory.fits(memory.CHECK_FLOOR - 1)
+
+
+def test_checks_reuse_a_recent_reading_for_small_shares_only(monkeypatch):
+    system = [10 << 30]                             # what the system says, read by read
+    reads, clock = [], [0.0]
+    monkeypatch.setattr(memory, "_meminfo_available", lambda: reads.append(1) or system[0])
+    monkeypatch.setattr(memory, "_CGROUP_FILES", ())
+    monkeypatch.setattr(memory, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(memory, "_reading", (float("-inf"), None))
+    small, large = memory.CHECK_FLOOR, 6 << 30       # under and over half the reading
+    assert memory.fits(small) and len(reads) == 1
+    assert memory.fits(small) and len(reads) == 1    # reused
+    system[0] = 4 << 30                              # other processes took memory
+    assert not memory.fits(large) and len(reads) == 2      # a large share reads again
+    clock[0] += memory.REUSE_S
+    system[0] = small                                # nearly nothing left
+    assert not memory.fits(small) and len(reads) == 3      # an old reading is not reused
+    monkeypatch.setenv(memory.LIMIT_VARIABLE, "1K")
+    assert not memory.fits(1 << 11) and len(reads) == 3    # the cap applies to a reused one
 
 
 @pytest.mark.parametrize("path", list(EXECUTORS))
