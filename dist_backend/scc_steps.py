@@ -64,7 +64,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lagraph_py.algorithms.scc import HUB
+from lagraph_py.algorithms.scc import hub_degrees
 from lagraph_py.cpu import as_unsigned
 from lagraph_py.cpu_steps.csr import rows_of
 from lagraph_py.cpu_steps.scc import smallest_id_components
@@ -187,7 +187,7 @@ class SccSteps:
                          np.diff(AT.indptr).max(initial=0)], np.int64)
         stored = int(self.exchange.allreduce(mine[:1], "sum")[0])
         top_out, top_in = (int(x) for x in self.exchange.allreduce(mine[1:], "max"))
-        return stored > HANDOVER_FLOOR and top_out * top_in >= (HUB * stored / A.n) ** 2
+        return stored > HANDOVER_FLOOR and hub_degrees(top_out, top_in, stored, A.n)
 
     def _pivot_searches(self, A: DistMatrix, AT: DistMatrix, live: np.ndarray):
         """``(forward, component)``: ``n`` flags of the live vertices that the pivot (the

@@ -31,7 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from lagraph_py.algorithms.scc import HUB
+from lagraph_py.algorithms.scc import hub_degrees
 from lagraph_py.cpu_steps.scc import pearce_work, strong_components_until
 
 from .storage import pinned_words
@@ -44,12 +44,11 @@ _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lagraph_py-scc-h
 def hub_free(A, AT) -> bool:
     """Whether the graph of ``A`` (its transpose ``AT``) has no hubs: the geometric mean
     of its largest out- and in-degree below :data:`~lagraph_py.algorithms.scc.HUB` times
-    its mean degree (:func:`~lagraph_py.algorithms.scc.has_hubs`, read off the matrices'
-    host degrees). On graphs with hubs the signatures leave few vertices to the host, and a
-    race would set the host's whole Tarjan against them."""
-    if A.nstored == 0:
-        return True
-    return float(A.max_row_degree) * AT.max_row_degree < (HUB * A.nstored / A.n) ** 2
+    its mean degree (:func:`~lagraph_py.algorithms.scc.hub_degrees`, read off the
+    matrices' host degrees). On graphs with hubs the signatures leave few vertices to the
+    host, and a race would set the host's whole Tarjan against them."""
+    return A.nstored == 0 or not hub_degrees(A.max_row_degree, AT.max_row_degree,
+                                             A.nstored, A.n)
 
 
 class Race:
