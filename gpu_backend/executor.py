@@ -14,6 +14,7 @@ device-to-host synchronization is marked ``# sync``.
 from __future__ import annotations
 
 import operator
+import threading
 from contextlib import contextmanager, nullcontext
 
 import cupy as cp
@@ -89,6 +90,31 @@ def _result_dtype(op, a, b) -> np.dtype:
     return _INT64 if op in _COMPARISONS else np.result_type(a, b)
 
 
+class _PlacedCall:
+    """The context of one call placed by :meth:`GpuExecutor.placement`: the executor's
+    lock taken before the plan, released when the call's context ends."""
+
+    __slots__ = ("ex", "G", "task", "inner")
+
+    def __init__(self, ex, G, task: str):
+        self.ex, self.G, self.task = ex, G, task
+
+    def __enter__(self) -> DevicePlan:
+        self.ex._calls.acquire()
+        try:
+            self.inner = self.ex._place(self.G, self.task)
+            return self.inner.__enter__()
+        except BaseException:
+            self.ex._calls.release()
+            raise
+
+    def __exit__(self, *exc):
+        try:
+            return self.inner.__exit__(*exc)
+        finally:
+            self.ex._calls.release()
+
+
 class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
     """The step vocabulary on a CUDA GPU through CuPy (see the module docstring)."""
 
@@ -112,6 +138,7 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         self.last_plan: DevicePlan | None = None
         #: Bytes of managed memory the last call placed out of core allocated.
         self.last_managed_bytes = 0
+        self._calls = threading.RLock()          # held by a call placed (:meth:`placement`)
         if memory_limit is not None:
             self.memory_limit = memory_limit
 
@@ -155,7 +182,16 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         A resident plan is kept with ``G`` while :attr:`memory_limit` stays the same: what
         it built stays cached with ``G``, so later calls add no more than their scratch,
         and they plan nothing (a plan queries the device and walks ``G``'s cache; a kept
-        one cost a Kronecker 16 BFS about 1 µs on the H100 hosts)."""
+        one cost a Kronecker 16 BFS about 1 µs on the H100 hosts).
+
+        Calls from several threads run one at a time, each holding the executor from its
+        plan to its end: its persistent kernels share one barrier word, the SCC's race
+        and the counts of its last call are the executor's, and a plan depends on what
+        the other calls hold."""
+        return _PlacedCall(self, G, task)
+
+    def _place(self, G, task: str):
+        """The context :meth:`placement` enters, the executor held."""
         key, limit = f"gpu.plan.{task}", self.memory_limit
         kept = G._cache.get(key)
         if kept is not None and kept[0] == limit:

@@ -5,6 +5,9 @@ exactly (indices, values and value dtype). ANY-monoid results, where several ans
 valid, are checked for validity instead. Skipped where CuPy or a CUDA device is absent.
 """
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -12,6 +15,7 @@ from conftest import cupy_or_skip  # noqa: E402
 
 cp = cupy_or_skip()
 
+import lagraph_py as lg  # noqa: E402
 from gpu_backend import GpuExecutor  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 from lagraph_py.executor import BINARY_OPS, SELECT_OPS, SEMIRINGS  # noqa: E402
@@ -338,3 +342,32 @@ def test_readme_snippet():
     q = GPU.vxm(frontier, A, "any_secondi", mask=frontier, complement=True)
     idx, parents = GPU.to_coo(q)
     assert host(idx).tolist() == [1, 2] and host(parents).tolist() == [0, 0]
+
+
+def test_a_placed_call_holds_the_executor():
+    """While one thread's call is placed, another thread's call waits for it."""
+    G = Graph.from_edges([0, 1], [1, 2], n=3)
+    taken = []
+    with GPU.placement(G, "bfs"):
+        other = threading.Thread(target=lambda: taken.append(GPU._calls.acquire(timeout=0.05)))
+        other.start()
+        other.join()
+    assert taken == [False]
+    assert GPU._calls.acquire(blocking=False)           # released with the call
+    GPU._calls.release()
+
+
+def test_calls_from_several_threads_give_the_cpu_executors_answers():
+    graphs = [lg.generate.kronecker(13 + seed % 2, directed=True, seed=seed)
+              for seed in range(8)]           # above the host routes' sizes
+
+    def both(G):
+        return (lg.asnumpy(lg.scc(G, backend=GPU).labels),
+                lg.asnumpy(lg.bfs(G, 0, backend=GPU, parents=False).level))
+
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(both, graphs))
+    for G, (labels, level) in zip(graphs, got):
+        np.testing.assert_array_equal(labels, lg.asnumpy(lg.scc(G, backend=CPU).labels))
+        np.testing.assert_array_equal(
+            level, lg.asnumpy(lg.bfs(G, 0, backend=CPU, parents=False).level))
