@@ -36,8 +36,10 @@ LIMIT_VARIABLE = "LAGRAPH_PY_MEMORY_LIMIT"
 CHECK_FLOOR = 1 << 26
 
 #: A check reuses the system's reading (``/proc/meminfo`` and the cgroup's files, about 40
-#: µs) taken less than this many seconds before, where its estimate takes at most
-#: :data:`REUSE_SHARE` of it; any other check reads again.
+#: µs) taken less than this many seconds before, less what the checks since let through,
+#: where its estimate takes at most :data:`REUSE_SHARE` of that; any other check reads
+#: again. So a reused reading never refuses, and the checks it lets through leave at least
+#: the headroom a new reading after each would have left.
 REUSE_S = 0.05
 REUSE_SHARE = 0.5
 #: Share of the available memory a stage must leave free: the estimates below came within
@@ -120,6 +122,14 @@ def _reused_available(nbytes: int) -> int | None:
     return _capped(system)
 
 
+def _spend(nbytes: int) -> None:
+    """Take ``nbytes``, which a check let through, off the kept reading."""
+    global _reading
+    at, system = _reading
+    if system is not None:
+        _reading = (at, system - nbytes)
+
+
 def _meminfo_available() -> int | None:
     try:
         text = _MEMINFO.read_text()
@@ -157,12 +167,15 @@ _LIMIT_KEY = (os.environ.encodekey(LIMIT_VARIABLE) if hasattr(os.environ, "encod
 
 def fits(nbytes: int) -> bool:
     """Whether ``nbytes`` can be allocated now, leaving :data:`HEADROOM` of the available
-    memory (:func:`available`; a reading of the last :data:`REUSE_S` seconds where
-    ``nbytes`` is a small share of it) free."""
+    memory (:func:`available`; a reading of the last :data:`REUSE_S` seconds, less what
+    the checks since let through, where ``nbytes`` is a small share of it) free."""
     if nbytes < CHECK_FLOOR and not _limit_set():
         return True
     free = _reused_available(nbytes)
-    return free is None or nbytes <= (1 - HEADROOM) * free
+    if free is not None and nbytes > (1 - HEADROOM) * free:
+        return False
+    _spend(nbytes)
+    return True
 
 
 def ensure(nbytes: int, what: str, graph=None) -> None:

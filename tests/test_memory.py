@@ -278,6 +278,17 @@ def test_checks_reuse_a_recent_reading_for_small_shares_only(monkeypatch):
     assert not memory.fits(1 << 11) and len(reads) == 3    # the cap applies to a reused one
 
 
+def test_a_reused_reading_counts_what_the_checks_let_through(monkeypatch):
+    reads = []
+    monkeypatch.setattr(memory, "_meminfo_available", lambda: reads.append(1) or 10 << 30)
+    monkeypatch.setattr(memory, "_CGROUP_FILES", ())
+    monkeypatch.setattr(memory, "time", types.SimpleNamespace(monotonic=lambda: 0.0))
+    monkeypatch.setattr(memory, "_reading", (float("-inf"), None))
+    assert memory.fits(4 << 30) and len(reads) == 1
+    assert memory.fits(2 << 30) and len(reads) == 1        # 2 of the 6 GiB left: reused
+    assert memory.fits(3 << 30) and len(reads) == 2        # 3 of the 4 left: read again
+
+
 @pytest.mark.parametrize("path", list(EXECUTORS))
 def test_algorithms_refuse_before_they_allocate(path, monkeypatch):
     ex = EXECUTORS[path]
