@@ -306,9 +306,32 @@ MUTATIONS = (
         "memory-limit-ignored",
         "the memory check ignores LAGRAPH_PY_MEMORY_LIMIT",
         "lagraph_py/memory.py",
-        "for x in (_meminfo_available(), _cgroup_room(), limit())",
-        "for x in (_meminfo_available(), _cgroup_room())",
-        [MEMORY], k="refuse or ensure or available"),
+        "for x in (system, limit())",
+        "for x in (system,)",
+        [MEMORY], k="refuse or ensure or available or reuse"),
+    _mutation(
+        "memory-reading-reused-whatever-the-share",
+        "a memory check reuses a recent reading of the available memory however much of it "
+        "the estimate takes",
+        "lagraph_py/memory.py",
+        " or nbytes > REUSE_SHARE * system:",
+        ":",
+        [f"{MEMORY}::test_checks_reuse_a_recent_reading_for_small_shares_only"]),
+    _mutation(
+        "memory-reused-reading-not-spent",
+        "a reused reading of the available memory does not count what the checks since "
+        "let through",
+        "lagraph_py/memory.py",
+        "    _spend(nbytes)\n    return True",
+        "    return True",
+        [f"{MEMORY}::test_a_reused_reading_counts_what_the_checks_let_through"]),
+    _mutation(
+        "memory-reading-reused-however-old",
+        "a memory check reuses the last reading of the available memory however old",
+        "lagraph_py/memory.py",
+        " or time.monotonic() - at >= REUSE_S",
+        "",
+        [f"{MEMORY}::test_checks_reuse_a_recent_reading_for_small_shares_only"]),
     _mutation(
         "graph-nedges-self-loops",
         "nedges of an undirected graph counts a self-loop as half an edge",
