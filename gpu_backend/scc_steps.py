@@ -281,22 +281,28 @@ class SccSteps:
                                      scratch_of=forward), cp.empty(3 + blocks, dtype=np.uint64))
 
     def scc_signatures(self, A, AT, active, label) -> None:
-        n, idx = A.n, A.index_dtype
         race = self._race
         if race is not None and race.host_finished():     # before the launch: no kernel
             self._scc_counts = dict(self._scc_counts or {}, signature_words=None,
                                     handed_over=active.nvals())
-            label.stage_host(race.host_labels(), -1, nvals=n)
-            return
-        if A.n + A.nstored <= self.scc_host_items:
+        elif A.n + A.nstored <= self.scc_host_items:
             ids = _host_ids(active)
             self._scc_counts = dict(self._scc_counts or {}, signature_words=None,
                                     handed_over=ids.size)
             self._host_labels(A, ids, label)
             return
+        elif not self._signature_kernel(A, active, label, race):
+            return
+        if race is not None:                     # every vertex takes the host's label
+            label.stage_host(race.host_labels(), -1, nvals=A.n)
+
+    def _signature_kernel(self, A, active, label, race: Race | None) -> int:
+        """The signatures of the active vertices by ``scc_signatures_fused``; the number
+        of vertices it handed over, which the host labels here where no ``race`` runs."""
+        n, idx = A.n, A.index_dtype
         q = active.queue(idx)                                    # sync (size)
         if q.size == 0:
-            return
+            return 0
         start = cp.zeros(q.size + 1, dtype=np.int64)             # each row's first arc
         cp.cumsum(A.indptr[q + 1] - A.indptr[q], out=start[1:])
         m = int(start[-1])                                       # sync (arcs)
@@ -334,13 +340,10 @@ class SccSteps:
         rounds, _, left = (int(x) for x in out[:3].get())       # sync
         self._scc_counts = dict(self._scc_counts or {}, signature_words=out,
                                 handed_over=left)
-        if left and race is not None:            # every vertex takes the host's label
-            label.stage_host(race.host_labels(), -1, nvals=n)
-        elif left:                               # the rest's ids, ascending, to the host
+        if left and race is None:                # the rest's ids, ascending, to the host
             device_ids = cp.sort(lists[rounds % 2][:left])
             self._host_labels(A, device_ids.get(), label, device_ids)     # sync
-        elif race is not None:
-            race.call_off()
+        return left
 
     def _host_trim(self, A, AT, active, label) -> GpuVector:
         """:meth:`scc_trim` by the host's peeling queue; returns the rest as a vector made
