@@ -47,8 +47,7 @@ def hub_free(A, AT) -> bool:
     its mean degree (:func:`~lagraph_py.algorithms.scc.hub_degrees`, read off the
     matrices' host degrees). On graphs with hubs the signatures leave few vertices to the
     host, and a race would set the host's whole Tarjan against them."""
-    return A.nstored == 0 or not hub_degrees(A.max_row_degree, AT.max_row_degree,
-                                             A.nstored, A.n)
+    return not hub_degrees(A.max_row_degree, AT.max_row_degree, A.nstored, A.n)
 
 
 class Race:

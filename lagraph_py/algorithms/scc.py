@@ -221,22 +221,23 @@ def trim(ex, A, AT, active, label):
 def has_hubs(G) -> bool:
     """True when the largest in- and out-degrees of ``G`` are, as a geometric mean, at
     least HUB times the mean degree: the mark of a power-law graph (:func:`hub_degrees`)."""
-    if G.nstored == 0:
-        return False
-    return hub_degrees(G.out_degree().max(), G.in_degree().max(), G.nstored, G.n)
+    return hub_degrees(G.out_degree().max(initial=0), G.in_degree().max(initial=0),
+                       G.nstored, G.n)
 
 
 def hub_degrees(max_out: int, max_in: int, nstored: int, n: int) -> bool:
     """Whether a graph of ``n`` vertices and ``nstored`` arcs whose largest out- and
     in-degree are ``max_out`` and ``max_in`` has hubs: their geometric mean at least HUB
-    times the mean degree.
+    times the mean degree. A graph without arcs has none.
 
     Examples
     --------
     >>> hub_degrees(100, 100, 1000, 1000), hub_degrees(3, 2, 1000, 1000)
     (True, False)
+    >>> hub_degrees(0, 0, 0, 0)
+    False
     """
-    return float(max_out) * float(max_in) >= (HUB * nstored / n) ** 2
+    return nstored > 0 and float(max_out) * float(max_in) >= (HUB * nstored / n) ** 2
 
 
 def forward_backward(ex, G, A, AT, active, label):
