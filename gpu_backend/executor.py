@@ -92,7 +92,9 @@ def _result_dtype(op, a, b) -> np.dtype:
 
 class _PlacedCall:
     """The context of one call placed by :meth:`GpuExecutor.placement`: the executor's
-    lock taken before the plan, released when the call's context ends."""
+    lock taken before the plan, released when the call's context ends. A class rather
+    than a ``contextmanager`` generator: every call on the executor enters one, and a
+    resident call's context (``nullcontext``) makes no generator either."""
 
     __slots__ = ("ex", "G", "task", "inner")
 
