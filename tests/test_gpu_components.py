@@ -8,8 +8,11 @@ hypothesis graphs and on the classes in miniature: long paths (deep trees), star
 centre row is joined by a thread, a warp, a whole block or several blocks (chunks), many
 2-vertex pieces, isolated vertices, self-loops, int64 ids, the empty and the one-vertex
 graph, and edges that only the row of their end outside the hub's set may join (the rows in
-that set are skipped). Skipped where CuPy or a CUDA device is absent.
+that set are skipped); the edges to every row's first two entries joined once, or from both
+ends (as out of core). Skipped where CuPy or a CUDA device is absent.
 """
+
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -20,7 +23,7 @@ from conftest import cupy_or_skip
 cp = cupy_or_skip()
 
 import lagraph_py as lg  # noqa: E402
-from gpu_backend import GpuExecutor, storage  # noqa: E402
+from gpu_backend import GpuExecutor, components_steps, storage  # noqa: E402
 from gpu_backend.components_steps import SAMPLED, THREAD_ROW  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 from lagraph_py.cpu_steps import FusedCpuExecutor  # noqa: E402
@@ -115,6 +118,63 @@ def test_many_pairs_and_isolated_vertices():
 ], ids=["kronecker", "road", "grid", "mesh"])
 def test_generated_classes(make):
     check(make())
+
+
+JOINS = pytest.mark.parametrize("both_ends", [False, True], ids=["once", "from-both-ends"])
+
+
+def sampled_joins(both_ends: bool):
+    """Phase 2 joins each sampled edge once (reading the other end's first entries), or
+    from both ends, whatever the graph."""
+    return mock.patch.object(components_steps, "joins_once", lambda A, heads: not both_ends)
+
+
+@JOINS
+@settings(max_examples=40, deadline=None)
+@given(G=graphs(max_n=40, directed=False))
+def test_sampled_edges_joined_once_or_from_both_ends(both_ends, G):
+    with sampled_joins(both_ends):
+        check(G)
+
+
+@JOINS
+@pytest.mark.parametrize("make", [
+    lambda: lg.generate.kronecker(12, seed=8),
+    lambda: lg.generate.road(80, 60, keep=0.55, seed=9),
+    lambda: lg.generate.uniform(5000, 2, seed=10),
+    lambda: lg.generate.mesh(8, 9, 10),
+], ids=["kronecker", "road", "uniform", "mesh"])
+def test_sampled_joins_on_generated_classes(both_ends, make):
+    with sampled_joins(both_ends):
+        check(make())
+
+
+def test_sampled_edges_joined_once_on_sparse_graphs_and_graphs_with_hubs():
+    """Once on a sparse graph and on one with hubs, from both ends on a denser graph
+    without hubs, and wherever the first entries lie in managed memory."""
+    def once(G, managed=False):
+        A = GPU.matrix(G)
+        gpu_labels(G)
+        with mock.patch.object(components_steps, "in_managed_memory", lambda a: managed):
+            return components_steps.joins_once(A, A._cc_buffers[1])
+
+    road = lg.generate.road(60, 60, keep=0.6, seed=11)
+    assert GPU.matrix(road).nstored <= components_steps.SPARSE_DEGREE * road.n
+    assert once(road) and not once(road, managed=True)
+    assert once(lg.generate.kronecker(12, seed=12))
+    assert not once(lg.generate.mesh(10, 10, 10))
+
+
+@JOINS
+def test_edge_first_in_its_smaller_end_and_third_in_the_larger(both_ends):
+    """Vertex 5's one edge goes to 6, whose first two entries are 0 and 1: 6 does not join
+    it before phase 3 and skips its row there (it is in the hub's set, 0 the hub), so 5
+    must join it in phase 2."""
+    src = [0, 0, 0, 0, 0, 6, 6]
+    dst = [1, 2, 3, 4, 6, 1, 5]
+    with sampled_joins(both_ends):
+        labels = check(lg.Graph.from_edges(src, dst, n=7, directed=False))
+    np.testing.assert_array_equal(labels, np.zeros(7))
 
 
 @pytest.mark.parametrize("make", [lambda: lg.generate.kronecker(11, seed=5),

@@ -9,10 +9,15 @@
 //   1. parent[v] = the vertex INIT_HOPS steps up from v in the forest in which every
 //      vertex's parent is its smallest neighbour if that is smaller (rows are sorted: the
 //      row's first entry), or v where v is a root of it;
-//   2. every vertex joins its row's first SAMPLED entries (the first where it is larger:
-//      else phase 1 did; the two smallest neighbours of every vertex join all but about 1%
-//      of a road map, half a Kronecker graph: the giant component, if there is one, is
-//      mostly one set now);
+//   2. every edge to one of the first SAMPLED entries of a row is joined. With once
+//      (components_steps.joins_once: sparse graphs and graphs with hubs, `heads` in
+//      device memory), each such edge once: the larger end hooked it in phase 1 where it
+//      is that row's first entry; else the larger end joins it where it is among the
+//      first SAMPLED of its row, the smaller end where it is not (a read of the other
+//      end's heads tells, in place of the search that a second join costs); without,
+//      from both ends (the first entry where it is larger: else phase 1 did). The two
+//      smallest neighbours of every vertex join all but about 1% of a road map, half a
+//      Kronecker graph: the giant component, if there is one, is mostly one set now;
 //   phases 1 and 2 read the rows' first SAMPLED entries from `heads` (cc_heads: SAMPLED
 //   words a vertex, the vertex itself where its row is shorter), a contiguous array
 //   instead of two row pointers and a scattered entry a vertex, and an array that stays in
@@ -58,6 +63,54 @@ __device__ __forceinline__ void join_row(const I* __restrict__ ind, long long lo
     for (long long p = lo; p < hi; p += step) r = link<true>(r, ind[p], parent);
 }
 
+// Whether v is among u's first SAMPLED entries (heads: cc_heads), so that u joins the
+// edge: by phase 1 where v is u's smallest neighbour, else in phase 2 where v < u.
+template <typename I>
+__device__ __forceinline__ bool sampled(const I* __restrict__ heads, I u, I v) {
+    bool found = false;
+    for (int j = 0; j < SAMPLED; ++j) found |= heads[SAMPLED * (long long)u + j] == v;
+    return found;
+}
+
+// Phase 2, from both ends: each vertex v joins its first SAMPLED entries (the first where
+// it is larger: else phase 1 did).
+template <typename I>
+__device__ __forceinline__ void join_heads(const I* __restrict__ heads, long long n,
+                                           long long tid, long long nthreads, I* parent) {
+    for (long long v = tid; v < n; v += nthreads) {
+        const I* h = heads + SAMPLED * v;
+        bool join = h[0] > (I)v;
+        for (int j = 1; j < SAMPLED; ++j) join |= h[j] != (I)v;
+        if (!join) continue;
+        I r = find((I)v, parent);
+        if (h[0] > (I)v) r = link<true>(r, h[0], parent);
+        for (int j = 1; j < SAMPLED; ++j)
+            if (h[j] != (I)v) r = link<true>(r, h[j], parent);
+    }
+}
+
+// Phase 2, once: v joins an entry u of its first SAMPLED where u < v (but the first: phase 1
+// did), or where u > v and v is not among u's first SAMPLED (else u joins it).
+template <typename I>
+__device__ __forceinline__ void join_heads_once(const I* __restrict__ heads, long long n,
+                                                long long tid, long long nthreads,
+                                                I* parent) {
+    for (long long v = tid; v < n; v += nthreads) {
+        I u[SAMPLED];
+        bool take[SAMPLED];
+#pragma unroll
+        for (int j = 0; j < SAMPLED; ++j) u[j] = heads[SAMPLED * v + j];
+#pragma unroll
+        for (int j = 0; j < SAMPLED; ++j)       // (no entry, or phase 1 did, or u's turn)
+            take[j] = u[j] != (I)v && !(j == 0 && u[j] < (I)v)
+                      && !(u[j] > (I)v && sampled(heads, u[j], (I)v));
+        I r = -1;                                               // (v's root, once found)
+#pragma unroll
+        for (int j = 0; j < SAMPLED; ++j)
+            if (take[j]) r = link<true>(r < 0 ? find((I)v, parent) : r, u[j], parent);
+    }
+}
+
 // The first SAMPLED entries of every row of the CSR (ptr, ind), SAMPLED words a vertex v
 // from heads[SAMPLED * v], v itself in place of entries its row lacks.
 template <typename I>
@@ -73,14 +126,16 @@ __global__ void cc_heads(const I* __restrict__ ptr, const I* __restrict__ ind, l
 
 // heads: the rows' first entries (cc_heads);
 // warp_rows[0..nwarp): the vertices whose rows hold THREAD_ROW < entries <= LONG_ROW;
-// (cv, clo)[0..nchunks): the chunks of the longer rows; hub: a vertex of largest degree.
+// (cv, clo)[0..nchunks): the chunks of the longer rows; hub: a vertex of largest degree;
+// once: join each sampled edge once (phase 2 reads the other end's heads), else from both
+// ends.
 // parent: n words of scratch; label: the n labels out. bar: the grid barrier's word (shared.cuh).
 template <typename I>
 __global__ void __launch_bounds__(512)
 cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
               const I* __restrict__ heads, const I* __restrict__ warp_rows, long long nwarp,
               const I* __restrict__ cv, const long long* __restrict__ clo, long long nchunks,
-              long long hub, I* parent, long long* label, unsigned int* bar) {
+              long long hub, int once, I* parent, long long* label, unsigned int* bar) {
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
 
@@ -95,16 +150,10 @@ cc_union_find(const I* __restrict__ ptr, const I* __restrict__ ind, long long n,
     }
     grid_sync(bar);
 
-    for (long long v = tid; v < n; v += nthreads) {
-        const I* h = heads + SAMPLED * v;
-        bool join = h[0] > (I)v;                                // (else phase 1 did)
-        for (int j = 1; j < SAMPLED; ++j) join |= h[j] != (I)v;
-        if (!join) continue;
-        I r = find((I)v, parent);
-        if (h[0] > (I)v) r = link<true>(r, h[0], parent);
-        for (int j = 1; j < SAMPLED; ++j)
-            if (h[j] != (I)v) r = link<true>(r, h[j], parent);
-    }
+    if (once)
+        join_heads_once(heads, n, tid, nthreads, parent);
+    else
+        join_heads(heads, n, tid, nthreads, parent);
     grid_sync(bar);
 
     I c = (I)hub;
