@@ -337,6 +337,7 @@ def test_hub_rule_tells_power_law_from_meshes_and_random_graphs():
     for G in (generate.grid(100, 100, directed=True, orientation="random"),
               generate.mesh(20, 20, 20, directed=True, orientation="sweep", two_way=0.1),
               generate.road(100, 100), Graph.from_edges([], [], n=5),
+              Graph.from_edges([], [], n=0),
               Graph.from_edges(rng.integers(0, n, n), rng.integers(0, n, n), n=n),
               Graph.from_edges(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), n=n)):
         assert not scc_module.has_hubs(G)

@@ -413,6 +413,13 @@ MUTATIONS = (
         'ex.assign_scalar(label, ex.reduce(component, "max"), mask=component)',
         [SCC]),
     _mutation(
+        "hub-rule-without-arcs",
+        "a graph without arcs counts as one with hubs (its largest degrees, 0, pass a bound of 0)",
+        "lagraph_py/algorithms/scc.py",
+        "return nstored > 0 and float(max_out)",
+        "return float(max_out)",
+        [SCC], k="hub_rule"),
+    _mutation(
         "cc-fastsv-semiring",
         "FastSV's neighbour minimum takes the matrix entry (*_first in mxv), not the label",
         "lagraph_py/algorithms/scc.py",
