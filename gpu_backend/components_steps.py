@@ -5,22 +5,23 @@
 ``lagraph_py/algorithms/scc.py``) with a lock-free union-find in one persistent kernel,
 after Afforest (Sutton, Ben-Nun and Barak, IPDPS 2018): every vertex starts under an
 ancestor in the forest of smallest neighbours and its two smallest neighbours are joined
-(on sparse graphs and graphs with hubs, each such edge once: an end reads whether the
-edge is among the other end's two, which costs less than the second join's search), which puts most of a graph's giant component
-in one set; then the rest of every row is joined
-(the larger root hooked under the smaller, so a root is its set's smallest id: FastSV's
-label) except the rows of vertices already in the set of a vertex of largest degree, and a
-last pass writes each vertex's root. The rows are taken by degree bucket, as ECL-CC
-(Jaiganesh and Burtscher, HPDC 2018) does: a thread a row up to ``THREAD_ROW`` entries, a
-warp a row up to ``LONG_ROW``, whole blocks the chunks of longer rows. The first two
-phases read every row's first ``SAMPLED`` entries from an array of their own (``SAMPLED``
-words a vertex, made once, read in order, and at the other ends of the edges). The warp rows, the chunks, that vertex, those
-entries and the union-find's scratch array are cached with the device matrix, so a call
-allocates only its labels, launches once and never waits for the device. Out of core, the
-union-find's array and the row pointers are what a call needs in device memory (its
-vertex arrays); the first entries and the labels, written once, are streamed vertex
-arrays (:func:`streamed_set`), in managed memory where the budget does not hold them (then
-no end reads the other's entries across the host link: both join the edge).
+(on sparse graphs and graphs with hubs, each such edge once: an end reads whether the edge
+is among the other end's two, which costs less than the second join's search), which puts
+most of a graph's giant component in one set; then the rest of every row is joined (the
+larger root hooked under the smaller, so a root is its set's smallest id: FastSV's label)
+except the rows of vertices already in the set of a vertex of largest degree, and a last
+pass writes each vertex's root. The rows are taken by degree bucket, as ECL-CC (Jaiganesh
+and Burtscher, HPDC 2018) does: a thread a row up to ``THREAD_ROW`` entries, a warp a row
+up to ``LONG_ROW``, whole blocks the chunks of longer rows. The first two phases read
+every row's first ``SAMPLED`` entries from an array of their own (``SAMPLED`` words a
+vertex, made once, read in order, and at the other ends of the edges). The warp rows, the
+chunks, that vertex, those entries and the union-find's scratch array are cached with the
+device matrix, so a call allocates only its labels, launches once and never waits for the
+device. Out of core, the union-find's array and the row pointers are what a call needs in
+device memory (its vertex arrays); the first entries and the labels, written once, are
+streamed vertex arrays (:func:`streamed_set`), in managed memory where the budget does not
+hold them (then no end reads the other's entries across the host link: both join the
+edge).
 """
 
 from __future__ import annotations
@@ -102,11 +103,11 @@ def joins_once(A, heads: cp.ndarray) -> bool:
     the read spares the second join's search) or has hubs
     (:func:`lagraph_py.algorithms.scc.hub_degrees`). H200, kernel times, the two ways
     alternated in four processes: a uniform random graph of 2^22 vertices and mean degree
-    2 450-476 -> 344-375 µs, the road maps USA-road-FLA, NE and NW 12-22% faster,
-    Kronecker 20 15-19%, cnr-2000 7%; but the 128^3 mesh 84-127 -> 120-153 µs (its
-    vertices join the same edges either way), a uniform graph of mean degree 8 +10%, the
-    2000 x 2000 grid +1%, and luxembourg_osm 23 -> 31 µs (its chains of consecutive ids
-    are hooked by phase 1 and no longer walked in phase 2, so the last phases walk them).
+    2 450-494 -> 344-375 µs, the road maps USA-road-FLA, NE, NW and NY 12-22% faster,
+    Kronecker 20 2-19%, cnr-2000 7%; on denser graphs without hubs the read seldom spares
+    a search (a uniform graph of mean degree 8 +10%, the 2000 x 2000 grid +1%). Slower
+    too: luxembourg_osm, 23 -> 31 µs (its chains of consecutive ids are hooked by phase 1
+    and no longer walked in phase 2, so the last phases walk them).
 
     Examples
     --------

@@ -89,8 +89,8 @@ __device__ __forceinline__ void join_heads(const I* __restrict__ heads, long lon
     }
 }
 
-// Phase 2, once: v joins an entry u of its first SAMPLED where u < v (but the first: phase 1
-// did), or where u > v and v is not among u's first SAMPLED (else u joins it).
+// Phase 2, once: v joins an entry u of its first SAMPLED where u < v (but the first:
+// phase 1 did), or where u > v and v is not among u's first SAMPLED (else u joins it).
 template <typename I>
 __device__ __forceinline__ void join_heads_once(const I* __restrict__ heads, long long n,
                                                 long long tid, long long nthreads,
