@@ -44,6 +44,13 @@ SAMPLED = 2
 #: Graphs of at most this many stored entries a vertex join the edges to their rows' first
 #: entries once (:func:`joins_once`).
 SPARSE_DEGREE = 3
+#: ... unless more than this share of the vertices have their predecessor (id - 1) as
+#: their smallest neighbour: chains of consecutive ids (an OSM road map numbers its ways'
+#: points in order: luxembourg_osm 0.83; DIMACS road maps 0.16-0.28, every other corpus
+#: graph at most 0.09), which phase 1 hooks into trees 20 steps deep a vertex
+#: (luxembourg_osm; the DIMACS maps 1.2-2.5) that only the joins from both ends walk and
+#: shorten in phase 2.
+CHAIN_SHARE = 0.5
 _BLOCK = 512
 
 
@@ -82,44 +89,46 @@ class ComponentsSteps:
                     f"connected components of {n:,} vertices")
         label = streamed_empty(n, np.int64)                           # (written once)
         if n:
-            parent, heads, warp_rows, hub = cached or _buffers(A)
+            parent, heads, warp_rows, hub, in_chains = cached or _buffers(A)
             cv, clo = long_row_chunks(A)
             kernel = _module.kernel("cc_union_find", A.index_dtype)
             _module.launch_resident(
                 kernel, _module.grid_for(max(n, A.nstored // 4), _BLOCK), _BLOCK,
                 (A.indptr, A.indices, n, heads, warp_rows, warp_rows.size, cv, clo, cv.size,
-                 hub, np.int32(joins_once(A, heads)), parent, label, self._barrier()))
+                 hub, np.int32(joins_once(A, heads, in_chains)), parent, label,
+                 self._barrier()))
         out = GpuVector(n, label, nvals=n)
         out.absent = -1                       # none absent: presence is label != -1
         return out
 
 
-def joins_once(A, heads: cp.ndarray) -> bool:
+def joins_once(A, heads: cp.ndarray, chained: bool) -> bool:
     """Whether the kernel joins each edge to a row's first ``SAMPLED`` entries once, an
     end reading the other end's entries in ``heads`` to tell which of the two joins it, or
     from both ends. Once where ``heads`` lies in device memory (not managed memory, which
-    the reads would cross the host link for) and the graph is sparse (at most
+    the reads would cross the host link for), the graph is not ``chained``
+    (:data:`CHAIN_SHARE`, :func:`chained`) and it is sparse (at most
     :data:`SPARSE_DEGREE` entries a vertex: most edges are among both ends' first two, and
     the read spares the second join's search) or has hubs
     (:func:`lagraph_py.algorithms.scc.hub_degrees`). H200, kernel times, the two ways
     alternated in four processes: a uniform random graph of 2^22 vertices and mean degree
     2 450-494 -> 344-375 µs, the road maps USA-road-FLA, NE, NW and NY 12-22% faster,
     Kronecker 20 2-19%, cnr-2000 7%; on denser graphs without hubs the read seldom spares
-    a search (a uniform graph of mean degree 8 +10%, the 2000 x 2000 grid +1%). Slower
-    too: luxembourg_osm, 23 -> 31 µs (its chains of consecutive ids are hooked by phase 1
-    and no longer walked in phase 2, so the last phases walk them).
+    a search (a uniform graph of mean degree 8 +10%, the 2000 x 2000 grid +1%), and on
+    chained ones the last phases walk the chains that phase 2 no longer does
+    (luxembourg_osm 23 -> 31 µs).
 
     Examples
     --------
     >>> import lagraph_py as lg
     >>> from lagraph_py.executor import get_executor
     >>> ex = get_executor("gpu")
-    >>> path, mesh = lg.generate.grid(1, 100), lg.generate.mesh(10, 10, 10)
-    >>> [joins_once(A, cp.empty(2 * A.n, A.index_dtype))
-    ...  for A in (ex.matrix(path), ex.matrix(mesh))]
+    >>> road, mesh = lg.generate.road(30, 30, seed=1), lg.generate.mesh(10, 10, 10)
+    >>> [joins_once(A, cp.empty(2 * A.n, A.index_dtype), False)
+    ...  for A in (ex.matrix(road), ex.matrix(mesh))]
     [True, False]
     """
-    return (not in_managed_memory(heads)
+    return (not in_managed_memory(heads) and not chained
             and (A.nstored <= SPARSE_DEGREE * A.n
                  or hub_degrees(A.max_row_degree, A.max_row_degree, A.nstored, A.n)))
 
@@ -145,14 +154,37 @@ def streamed_set(n: int, index_dtype) -> int:
     return n * (SAMPLED * np.dtype(index_dtype).itemsize + 8)
 
 
-def _buffers(A) -> tuple[cp.ndarray, cp.ndarray, cp.ndarray, int]:
+def chained(heads: cp.ndarray) -> bool:
+    """Whether more than :data:`CHAIN_SHARE` of the vertices have their predecessor as
+    their smallest neighbour, from the rows' first ``SAMPLED`` entries ``heads`` (a
+    vertex's own id where its row is empty). One reduction on the device and its sync;
+    False, without either, where ``heads`` lies in managed memory (then
+    :func:`joins_once` is False anyway).
+
+    Examples
+    --------
+    >>> heads = cp.asarray([0, 0, 0, 2, 1, 3, 2, 2])        # 1 -> 0, 2 -> 1, 3 -> 2
+    >>> chained(heads), chained(cp.asarray([0, 0, 0, 2, 0, 3, 0, 3]))
+    (True, False)
+    """
+    n = heads.size // SAMPLED
+    if in_managed_memory(heads) or n < 2:
+        return False
+    first = heads.reshape(n, SAMPLED)[1:, 0]
+    steps = cp.count_nonzero(first == cp.arange(n - 1, dtype=first.dtype))
+    return int(steps) > CHAIN_SHARE * n                                  # sync (once)
+
+
+def _buffers(A) -> tuple[cp.ndarray, cp.ndarray, cp.ndarray, int, bool]:
     """The union-find's scratch array, the rows' first ``SAMPLED`` entries (``cc_heads``),
-    the warp rows of ``A`` and a vertex of largest degree (cached on ``A``)."""
+    the warp rows of ``A``, a vertex of largest degree and whether ``A`` is
+    :func:`chained` (cached on ``A``)."""
     deg = A.row_degree_host()
     warp_rows = np.flatnonzero((deg > THREAD_ROW) & (deg <= LONG_ROW))
     heads = streamed_empty(SAMPLED * A.n, A.index_dtype)
     _module.kernel("cc_heads", A.index_dtype)((_module.grid_for(A.n, _BLOCK),), (_BLOCK,),
                                               (A.indptr, A.indices, A.n, heads))
     A._cc_buffers = (cp.empty(A.n, dtype=A.index_dtype), heads,
-                     cp.asarray(warp_rows.astype(A.index_dtype)), int(np.argmax(deg)))
+                     cp.asarray(warp_rows.astype(A.index_dtype)), int(np.argmax(deg)),
+                     chained(heads))
     return A._cc_buffers

@@ -126,7 +126,8 @@ JOINS = pytest.mark.parametrize("both_ends", [False, True], ids=["once", "from-b
 def sampled_joins(both_ends: bool):
     """Phase 2 joins each sampled edge once (reading the other end's first entries), or
     from both ends, whatever the graph."""
-    return mock.patch.object(components_steps, "joins_once", lambda A, heads: not both_ends)
+    return mock.patch.object(components_steps, "joins_once",
+                             lambda A, heads, chained: not both_ends)
 
 
 @JOINS
@@ -156,13 +157,27 @@ def test_sampled_edges_joined_once_on_sparse_graphs_and_graphs_with_hubs():
         A = GPU.matrix(G)
         gpu_labels(G)
         with mock.patch.object(components_steps, "in_managed_memory", lambda a: managed):
-            return components_steps.joins_once(A, A._cc_buffers[1])
+            return components_steps.joins_once(A, A._cc_buffers[1], A._cc_buffers[4])
 
     road = lg.generate.road(60, 60, keep=0.6, seed=11)
     assert GPU.matrix(road).nstored <= components_steps.SPARSE_DEGREE * road.n
     assert once(road) and not once(road, managed=True)
     assert once(lg.generate.kronecker(12, seed=12))
     assert not once(lg.generate.mesh(10, 10, 10))
+
+
+def test_chains_of_consecutive_ids_joined_from_both_ends():
+    """A path numbered along itself is chained (each vertex's smallest neighbour its
+    predecessor) and joins from both ends; the same path numbered at random joins once;
+    both get the path's one component."""
+    n = 500
+    perm = np.random.default_rng(3).permutation(n)
+    for ids, chain in ((np.arange(n), True), (perm, False)):
+        G = lg.Graph.from_edges(ids[:-1], ids[1:], n=n, directed=False)
+        np.testing.assert_array_equal(check(G), np.zeros(n))
+        A = GPU.matrix(G)
+        assert A._cc_buffers[4] == chain
+        assert components_steps.joins_once(A, A._cc_buffers[1], A._cc_buffers[4]) != chain
 
 
 @JOINS

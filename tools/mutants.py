@@ -694,6 +694,13 @@ MUTATIONS = (
         "        if False:\n",
         ["tests/test_gpu_outofcore.py::test_an_out_of_core_msf_runs_its_rounds_on_device_copies"]),
     _mutation(
+        "cc-gpu-chain-share-ignored",
+        "GPU connected components join sampled edges once on chains of consecutive ids too",
+        "gpu_backend/components_steps.py",
+        "    return int(steps) > CHAIN_SHARE * n",
+        "    return False",
+        ["tests/test_gpu_components.py::test_chains_of_consecutive_ids_joined_from_both_ends"]),
+    _mutation(
         "device-plan-recounts-held-scratch",
         "an out-of-core plan counts the vertex arrays a Graph keeps in device memory from "
         "an earlier call as still to allocate: the second capped call on a graph is refused",
