@@ -132,6 +132,17 @@ def test_kronecker_16(kind, fused_edges):
 
 
 @pytest.mark.parametrize("kind", ["unweighted", "three"])
+def test_sparse_uniform_million(kind):
+    """A million vertices of mean degree 2: thousands of warps offer and join at once in
+    every round, with the giant component's pieces merging late (small graphs leave most
+    warps idle, and so races between their lanes unexercised)."""
+    G = generate.uniform(1 << 20, 2, seed=3)
+    if kind != "unweighted":
+        G = reweighted(G, WEIGHT_SETS[kind], np.random.default_rng(4))
+    same_forest(G)
+
+
+@pytest.mark.parametrize("kind", ["unweighted", "three"])
 def test_grid_300(kind):
     G = generate.grid(300, 300)
     if kind != "unweighted":
