@@ -51,7 +51,7 @@ _KERNELS = {
     "msf_order": ("msf.cu", 1), "msf_fused": ("msf.cu", 1),
     # scc.cu
     "scc_trim_fused": ("scc.cu", 1), "scc_gather_edges": ("scc.cu", 1),
-    "scc_signatures_fused": ("scc.cu", 1), "scc_set_labels": ("scc.cu", 1),
+    "scc_signatures_fused": ("scc.cu", 2), "scc_set_labels": ("scc.cu", 1),
     "scc_pivot_label": ("scc.cu", 1),
     # components.cu
     "cc_union_find": ("components.cu", 1), "cc_heads": ("components.cu", 1),
@@ -64,7 +64,9 @@ def _instances(source: str) -> list[str]:
     for name, (src, nparams) in _KERNELS.items():
         if src != source:
             continue
-        if nparams == 2:
+        if name == "scc_signatures_fused":                 # (a bool: whether it relaxes runs)
+            names += [f"{name}<{i}, {b}>" for i in idx for b in ("false", "true")]
+        elif nparams == 2:
             names += [f"{name}<{i}, {v}>" for i in idx for v in val]
         elif nparams == 0:
             continue                               # extern "C": found by its plain name
@@ -140,11 +142,12 @@ class Kernel:
 
 @lru_cache(maxsize=None)
 def kernel(name: str, *dtypes) -> Kernel:
-    """The compiled kernel ``name<ctype(dtypes[0]), ...>``."""
+    """The compiled kernel ``name<ctype(dtypes[0]), ...>`` (a bool stands for itself)."""
     src, nparams = _KERNELS[name]
     if nparams == 0:
         return Kernel(_module(src).get_function(name))
-    args = ", ".join(_CTYPE[np.dtype(d)] for d in dtypes)
+    args = ", ".join(str(d).lower() if isinstance(d, bool) else _CTYPE[np.dtype(d)]
+                     for d in dtypes)
     return Kernel(_module(src).get_function(f"{name}<{args}>"))
 
 

@@ -19,7 +19,7 @@ from conftest import DATA, cupy_or_skip  # noqa: E402
 cp = cupy_or_skip()
 
 import lagraph_py as lg  # noqa: E402
-from gpu_backend import GpuExecutor, _module, storage  # noqa: E402
+from gpu_backend import GpuExecutor, _module, scc_steps, storage  # noqa: E402
 from lagraph_py.cpu import CpuExecutor  # noqa: E402
 from oracles import graphs, scc_labels, with_int64_ids  # noqa: E402
 
@@ -29,7 +29,8 @@ CPU, GPU = CpuExecutor(), GpuExecutor()
 #: loops alone (every graph counts as small), the kernels handing over after 3 sweeps
 #: (without the pivot's searches, as on graphs of their size), the pivot's searches cut
 #: after two levels (given up on deeper graphs; the backward
-#: one after every forward one that finished), and one trim without the pivot's searches.
+#: one after every forward one that finished), one trim without the pivot's searches,
+#: and the kernels relaxing runs of arcs that follow each other on every graph.
 MODES = {
     "device": dict(scc_host_items=0, scc_pivot_items=0, scc_host_share=float("inf")),
     "host": dict(scc_host_items=1 << 62),
@@ -37,6 +38,8 @@ MODES = {
     "pivot_cut": dict(scc_host_items=0, scc_pivot_items=0, scc_pivot_levels=2,
                       scc_pivot_share=0.0),
     "trim_first": dict(scc_host_items=0, scc_seed_phases="trim"),
+    "runs": dict(scc_host_items=0, scc_pivot_items=0, scc_host_share=float("inf"),
+                 scc_run_share=-1.0),
 }
 RELAXED = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -107,6 +110,15 @@ def hubs(rng, n=20_000, spokes=6_000):
     return lg.Graph.from_edges(src, dst, n=n)
 
 
+def numbered_along(rng, k=40, size=300):
+    """``k`` cycles of ``size`` vertices numbered along them, joined one way in a chain,
+    with random chords (some closing larger cycles, some arcs against the id order)."""
+    G = lg.generate.cycle_chain(k, size)
+    src, dst, _ = G.edges()
+    a, b = rng.integers(0, G.n, 200), rng.integers(0, G.n, 200)
+    return lg.Graph.from_edges(np.concatenate([src, a]), np.concatenate([dst, b]), n=G.n)
+
+
 def sparse_random(rng, n=50_000):
     return lg.Graph.from_edges(rng.integers(0, n, n), rng.integers(0, n, n), n=n)
 
@@ -119,6 +131,9 @@ CLASSES = {
     "mesh_random": lambda rng: lg.generate.mesh(20, 20, 20, directed=True,
                                                 orientation="random", seed=int(rng.integers(99))),
     "long_cycle": long_cycle,
+    "path_numbered_along": lambda rng: lg.Graph.from_edges(np.arange(9_999),
+                                                           np.arange(1, 10_000)),
+    "cycles_numbered_along": numbered_along,
     "cycle_of_cycles_open": lambda rng: cycle_of_cycles(rng, False),
     "cycle_of_cycles_closed": lambda rng: cycle_of_cycles(rng, True),
     "dag": dag,
@@ -187,6 +202,24 @@ def test_signature_passes_do_not_change_labels(monkeypatch, name, passes, cache)
         monkeypatch.setattr(_module, "l2_bytes", lambda: cache)
     G = CLASSES[name](np.random.default_rng(3))
     np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+
+
+def test_runs_chosen_where_rows_end_at_the_next_id(monkeypatch):
+    """Cycles numbered along themselves: the signature kernel relaxes runs of arcs (most
+    rows end with an arc to the next id), whose values cross a warp's arcs in one pass,
+    and so takes a fraction of the sweeps that arcs relaxed one by one take."""
+    monkeypatch.setattr(GPU, "scc_host_items", 0)
+    monkeypatch.setattr(GPU, "scc_host_share", float("inf"))
+    G = lg.generate.cycle_chain(8, 2_000)
+    sweeps = {}
+    for share in (GPU.scc_run_share, 2.0):                   # the default; never runs
+        monkeypatch.setattr(GPU, "scc_run_share", share)
+        np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
+        sweeps[share] = GPU.scc_counts()["signature_sweeps"]
+    runs, arcs_alone = sweeps.values()
+    assert 4 * runs < arcs_alone
+    shuffled = lg.generate.cycle_chain(8, 2_000, shuffle=True)
+    assert scc_steps.next_id_share(GPU.matrix(shuffled, loops=False)) < 0.01
 
 
 @pytest.mark.parametrize("name", ["hubs", "kronecker", "giant"])

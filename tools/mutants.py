@@ -701,6 +701,21 @@ MUTATIONS = (
         "    return False",
         ["tests/test_gpu_components.py::test_chains_of_consecutive_ids_joined_from_both_ends"]),
     _mutation(
+        "scc-gpu-runs-cross-run-starts",
+        "the GPU SCC sweeps' runs of arcs carry fw values past where a run starts (arcs "
+        "that do not follow each other)",
+        "gpu_backend/kernels/scc.cu",
+        "if (lane - d >= first) fw = min(fw, fw_up);",
+        "if (lane >= d) fw = min(fw, fw_up);",
+        ["tests/test_gpu_scc.py::test_generated_classes_in_every_mode"]),
+    _mutation(
+        "scc-gpu-runs-never-chosen",
+        "the GPU SCC signature kernel never relaxes runs of arcs, whatever the ids",
+        "gpu_backend/scc_steps.py",
+        "next_id_share(A) > self.scc_run_share)",
+        "False)",
+        ["tests/test_gpu_scc.py::test_runs_chosen_where_rows_end_at_the_next_id"]),
+    _mutation(
         "device-plan-recounts-held-scratch",
         "an out-of-core plan counts the vertex arrays a Graph keeps in device memory from "
         "an earlier call as still to allocate: the second capped call on a graph is refused",

@@ -281,6 +281,45 @@ __device__ __forceinline__ bool lower(I* p, I x) {
     return true;
 }
 
+// Relax the arcs e = b + lane of a warp (those with ok; ea[b..b+32) are consecutive arcs)
+// along runs of arcs that follow each other, arc e's head the tail of arc e + 1 (a path
+// numbered along itself): fw(head) takes the smallest fw at the run's vertices up to it,
+// bw(tail) the smallest bw at those from it on (segmented minimum scans over the lanes), so
+// a value crosses a run of 32 arcs in one pass instead of one arc against the lanes'
+// order. True if some value went down.
+template <typename I, typename P>
+__device__ __forceinline__ bool relax_runs(const P* ea, long long e, bool ok, P* sig,
+                                           int lane) {
+    const I none = ~(I(1) << (8 * sizeof(I) - 1));                 // above every id
+    P a = {none, none}, su = {none, none}, sv = {none, none};
+    if (ok) {
+        a = ea[e];
+        su = __ldcg(&sig[a.x]);
+        sv = __ldcg(&sig[a.y]);
+    }
+    const I prev_head = __shfl_up_sync(0xffffffffu, a.y, 1);
+    const I next_tail = __shfl_down_sync(0xffffffffu, a.x, 1);
+    // the lanes where a run starts and where one ends: this lane's run is first..last
+    const unsigned starts = __ballot_sync(0xffffffffu, !(lane > 0 && prev_head == a.x));
+    const unsigned ends = __ballot_sync(0xffffffffu, !(lane < 31 && next_tail == a.y));
+    I fw = min(su.x, sv.x), bw = min(su.y, sv.y);
+    if (starts != 0xffffffffu) {                 // some arc follows another in this warp
+        const int first = 31 - __clz(starts & (0xffffffffu >> (31 - lane)));
+        const int last = lane + __ffs(ends >> lane) - 1;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const I fw_up = __shfl_up_sync(0xffffffffu, fw, d);
+            const I bw_down = __shfl_down_sync(0xffffffffu, bw, d);
+            if (lane - d >= first) fw = min(fw, fw_up);
+            if (lane + d <= last) bw = min(bw, bw_down);
+        }
+    }
+    bool moved = false;
+    if (fw < sv.x) moved |= lower(&sig[a.y].x, fw);
+    if (bw < su.y) moved |= lower(&sig[a.x].y, bw);
+    return moved;
+}
+
 // Does arc (u, v) stay for the next round? Only inside a class of vertices not done.
 template <typename P>
 __device__ __forceinline__ bool arc_stays(const P& a, const P* sig) {
@@ -409,7 +448,9 @@ __device__ __forceinline__ unsigned long long keep_in_tile(P* ea, const P* sig, 
 
 // Held to 32 registers (four blocks of 512 a multiprocessor): the sweeps wait on scattered
 // loads and want every warp resident; the compaction's code would raise the count to 38-40.
-template <typename I>
+// RUNS: the passes relax runs of arcs that follow each other (relax_runs; the host chooses
+// it where most rows end with an arc to the next id), else each arc alone.
+template <typename I, bool RUNS>
 __global__ void __launch_bounds__(512, 4)
 scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long long m,
                      typename Pair<I>::T* sig,
@@ -439,11 +480,18 @@ scc_signatures_fused(I* qa, I* qb, long long nq, typename Pair<I>::T* ea, long l
             bool changed = false;
             for (int pass = 0; pass < passes; ++pass) {      // this block's tile
                 bool moved = false;
-                for (long long e = lo + threadIdx.x; e < hi; e += blockDim.x) {
-                    const P a = ea[e];
-                    const P su = __ldcg(&sig[a.x]), sv = __ldcg(&sig[a.y]);
-                    if (su.x < sv.x) moved |= lower(&sig[a.y].x, su.x);
-                    if (sv.y < su.y) moved |= lower(&sig[a.x].y, sv.y);
+                if (RUNS) {
+                    for (long long b = lo + (threadIdx.x & ~31); b < hi; b += blockDim.x) {
+                        const long long e = b + (threadIdx.x & 31);
+                        moved |= relax_runs<I>(ea, e, e < hi, sig, threadIdx.x & 31);
+                    }
+                } else {
+                    for (long long e = lo + threadIdx.x; e < hi; e += blockDim.x) {
+                        const P a = ea[e];
+                        const P su = __ldcg(&sig[a.x]), sv = __ldcg(&sig[a.y]);
+                        if (su.x < sv.x) moved |= lower(&sig[a.y].x, su.x);
+                        if (sv.y < su.y) moved |= lower(&sig[a.x].y, sv.y);
+                    }
                 }
                 if (!__syncthreads_or(moved)) break;
                 changed = true;
