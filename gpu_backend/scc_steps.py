@@ -12,9 +12,9 @@ neighbour. :meth:`SccSteps.scc_signatures` labels everything left in ONE launch 
 propagation in both directions (see ``scc_signatures_fused`` in ``kernels/scc.cu``): every
 vertex acts as a pivot at once, values travel many arcs per sweep (in place; along whole
 runs of arcs that follow each other where ids number the graph's paths,
-:func:`next_id_share`) and jump along their own pointers, sweeps repeat until no value changes, and each round keeps only the
-vertices not done and the arcs inside their classes, compacted, until none is left; all
-decided on the device.
+:func:`next_id_share`) and jump along their own pointers, sweeps repeat until no value
+changes, and each round keeps only the vertices not done and the arcs inside their
+classes, compacted, until none is left; all decided on the device.
 
 The gpu first labels the component of the pivot (the largest hub) on every graph large
 enough to pay (``scc_seed_phases = "pivot"``): :meth:`SccSteps.scc_pivot_component` runs a
@@ -103,8 +103,8 @@ def pivot_working_set(n: int, index_dtype, kept: bool = False) -> int:
 def next_id_share(A) -> float:
     """The share of the rows of ``A`` (a device matrix) whose last entry is the next id
     (:attr:`SccSteps.scc_run_share`). One count on the device and its sync, cached on
-    ``A``; 0.0, without either, where ``A`` lies in managed memory (the reads would cross
-    the host link).
+    ``A``; 0.0, without either, where ``A`` has no entries or lies in managed memory (the
+    reads would cross the host link).
 
     Examples
     --------
@@ -119,7 +119,7 @@ def next_id_share(A) -> float:
     share = getattr(A, "_next_id_share", None)
     if share is None:
         n = A.n
-        if n < 2 or in_managed_memory(A.indices):
+        if n < 2 or not A.nstored or in_managed_memory(A.indices):
             share = 0.0
         else:
             ends = A.indptr[1:n]

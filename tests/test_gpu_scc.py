@@ -298,6 +298,17 @@ def test_scc_signatures_step_on_unions_of_components(seed, mode):
                                   comp[active_ids])
 
 
+def test_scc_signatures_step_on_vertices_without_arcs(mode):
+    """Active vertices and no arcs at all (the trim would have removed them; the step
+    alone does not): each is a component of its own, on either kernel."""
+    G = lg.Graph.from_edges([], [], n=6, directed=True)
+    (cA, cAT, ca, cl), (gA, gAT, ga, gl) = step_inputs(np.random.default_rng(0), G,
+                                                       np.arange(1, 5))
+    CPU.scc_signatures(cA, cAT, ca, cl)
+    GPU.scc_signatures(gA, gAT, ga, gl)
+    same(cl, gl)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_scc_pivot_component_step_matches_cpu(seed, monkeypatch):
     """The fused step, never given up, labels the pivot's component as the cpu executor's
