@@ -330,13 +330,21 @@ class SearchPlan:
 
     ``hub_first``: the pull lists in decreasing out-degree (a sorted copy of ``AT``'s
     indices) or in storage order; ``packed``: the pull levels read ``AT``'s packed
-    lists."""
+    lists; ``pulls=False``: none, every level pushes (a search whose adjacency crosses
+    the host link reads each row it reaches once, where a pull level would reread the
+    in-lists of every vertex not reached)."""
 
-    def __init__(self, ex, A, AT, *, hub_first: bool, packed: bool, scratch_of=None):
+    def __init__(self, ex, A, AT, *, hub_first: bool, packed: bool, scratch_of=None,
+                 pulls: bool = True):
         self.A = A
-        tind, heads = AT.pull_lists(A.indptr, hub_first)
-        tptr, pk = AT.packed_lists() if packed else (AT.indptr, None)
         n, I = A.n, A.index_dtype
+        if pulls:
+            tind, heads = AT.pull_lists(A.indptr, hub_first)
+            tptr, pk = AT.packed_lists() if packed else (AT.indptr, None)
+            lists = (tptr.data.ptr, tind.data.ptr, _NULL if pk is None else pk.data.ptr,
+                     heads.data.ptr)
+        else:
+            packed, lists = False, (_NULL,) * 4
         self.kernel = _module.kernel("search", I)
         self.async_kernel = _module.kernel("search_async", I)
         self.blocks = min(_module.resident_blocks(k, -(-n // ex.block), ex.block)
@@ -359,11 +367,11 @@ class SearchPlan:
         self.ctl = self._arrays[6]
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
         self.in_degree = AT.row_degree_host()
-        self._list_lengths = np.diff(tptr.get()) if packed else self.in_degree
+        self._list_lengths = (np.diff(tptr.get()) if packed else self.in_degree if pulls
+                              else np.zeros(0, np.int64))
         self._long = {}
         self.graph = (A.indptr.data.ptr, A.indices.data.ptr, ex._in_ptr(A).data.ptr,
-                      tptr.data.ptr, tind.data.ptr, _NULL if pk is None else pk.data.ptr,
-                      heads.data.ptr, n, words)
+                      *lists, n, words)
         self.scratch = (st, bits, queues, degs, totals, hc, A.hub_deg, ctl, bar)
         self.list_cap = (PACKED_LIST_CAP if packed else
                          pull_list_cap(self._list_lengths, self.blocks * ex.block // 32))

@@ -270,26 +270,34 @@ class SccSteps:
         returns ``active`` as it is) on a graph of at most :attr:`scc_pivot_items`
         vertices plus arcs, where the free device memory does not hold its working set
         (:func:`pivot_working_set`: the call's plan does not count it, so that the pivot
-        never makes a call refused or out of core that would run without it), where the
-        adjacency lies in managed memory (out of core, a search's scattered rows cross the
-        host link one by one: directed Kronecker 24 at a quarter cap, H200, 7.5 s against
-        0.70 s without the step), where a search would pass :attr:`scc_pivot_levels`
-        levels, or where the forward one reaches fewer than :attr:`scc_pivot_share` of the
-        active vertices. Two syncs, for the forward search's counts and the labelling's,
-        and one for the pivot where not every vertex is active (else it is kept with
-        ``G``)."""
+        never makes a call refused or out of core that would run without it), where a
+        search would pass :attr:`scc_pivot_levels` levels, or where the forward one
+        reaches fewer than :attr:`scc_pivot_share` of the active vertices. Two syncs, for
+        the forward search's counts and the labelling's, and one for the pivot where not
+        every vertex is active (else it is kept with ``G``).
+
+        Out of core (either adjacency in managed memory) the searches push every level
+        and their scratch is freed with the call: a pull level would reread, across the
+        host link, the in-lists of every vertex it does not reach (directed Kronecker 24
+        at a quarter cap, H200: 7.5 s with pulls), and the trim and the signatures after
+        the step need the room. With it, that call took 126-158 ms against 593-712 ms
+        without the step (the signatures then swept all 263M arcs across the link); the
+        same call resident 8.4 ms."""
         n = A.n
         nactive = active.nvals()
         if n + A.nstored <= max(self.scc_host_items, self.scc_pivot_items) or nactive == 0:
             return active
         key = f"gpu.scc.pivot_plans.{cp.cuda.get_current_stream().ptr}"
+        managed = in_managed_memory(A.indices) or in_managed_memory(AT.indices)
         need = pivot_working_set(n, A.index_dtype, key in G._cache)
-        if need > free_bytes(need) or in_managed_memory(A.indices) or in_managed_memory(
-                AT.indices):
+        if need > free_bytes(need):
             return active
         pivot = (G._cached("gpu.scc.pivot", lambda: self._pivot(G, active)) if nactive == n
                  else self._pivot(G, active))
-        forward, backward, words = G._cached(key, lambda: self._pivot_plans(A, AT))
+        if managed:                     # push only; the scratch freed with the call
+            forward, backward, words = self._pivot_plans(A, AT, pulls=False)
+        else:
+            forward, backward, words = G._cached(key, lambda: self._pivot_plans(A, AT))
         out = streamed_alloc(16 * n)
         fw, bw = out.ptr, out.ptr + 8 * n
         self._launch_search(forward, pivot, fw, 0, self.scc_pivot_levels)   # (no parents)
@@ -314,22 +322,27 @@ class SccSteps:
 
     def _pivot(self, G, active) -> int:
         """The pivot: the active vertex of largest in-degree x out-degree, the smallest id
-        on a tie (a sync)."""
-        score = self.degree(G).values * self.degree(G, incoming=True).values
+        on a tie; from the host's degrees of ``G``, so that nothing stays on the device
+        (out of core, the budget has no room to spare: the steps after the pivot's
+        scratch use the same room)."""
+        score = G.out_degree() * G.in_degree()
         if active.nvals() < active.size:
-            score = cp.where(active.present, score, -1)
-        return int(cp.argmax(score))
+            score[~active.present.get()] = -1                   # sync
+        return int(np.argmax(score))
 
-    def _pivot_plans(self, A, AT) -> tuple[SearchPlan, SearchPlan, cp.ndarray]:
+    def _pivot_plans(self, A, AT, pulls: bool = True
+                     ) -> tuple[SearchPlan, SearchPlan, cp.ndarray]:
         """The plans of :meth:`scc_pivot_component`'s searches, forward along ``A`` and
         backward along ``AT``, sharing one scratch, and the words that ``scc_pivot_label``
         writes (the component's smallest id, the count of vertices left, whether the
-        backward search stopped short, then a count for each of its blocks)."""
-        forward = SearchPlan(self, A, AT, hub_first=False, packed=False)
+        backward search stopped short, then a count for each of its blocks); ``pulls``:
+        whether their levels may pull (:class:`SearchPlan`)."""
+        forward = SearchPlan(self, A, AT, hub_first=False, packed=False, pulls=pulls)
         blocks = _module.resident_blocks(_module.kernel("scc_pivot_label", A.index_dtype),
                                          _module.grid_for(A.n, _BLOCK), _BLOCK)
         return (forward, SearchPlan(self, AT, A, hub_first=False, packed=False,
-                                     scratch_of=forward), cp.empty(3 + blocks, dtype=np.uint64))
+                                     scratch_of=forward, pulls=pulls),
+                cp.empty(3 + blocks, dtype=np.uint64))
 
     def scc_signatures(self, A, AT, active, label) -> None:
         race = self._race

@@ -51,8 +51,8 @@ def executor(advice="host") -> GpuExecutor:
     ex = GpuExecutor()
     ex.scc_host_items = 0                  # the device's SCC kernels, even on small graphs,
     ex.scc_pivot_items = 0                 # the pivot's searches among them (where the
-                                           # memory left holds them and the adjacency is
-                                           # not in managed memory)
+                                           # memory left holds them; out of core they
+                                           # push only)
     ex.managed_advice = advice
     return ex
 

@@ -367,19 +367,33 @@ def test_pivot_component_skipped_where_its_scratch_does_not_fit(monkeypatch):
     assert GPU.nvals(left) < G.n
 
 
-def test_pivot_component_skipped_where_the_adjacency_is_in_managed_memory(monkeypatch):
-    """Out of core, the pivot's searches would read scattered rows across the host link:
-    where either adjacency lies in managed memory the step labels nothing."""
+def test_pivot_component_out_of_core_pushes_only_and_keeps_no_scratch(monkeypatch):
+    """Out of core (either adjacency in managed memory) the pivot's searches push every
+    level (a pull would reread, across the host link, the in-lists of every vertex not
+    reached), on a scratch of their own that the Graph does not keep; they label the
+    same component as on the device, and the labels are right."""
     from gpu_backend import scc_steps
     for name, value in dict(scc_host_items=0, scc_pivot_items=0).items():
         monkeypatch.setattr(GPU, name, value)
     G = giant(np.random.default_rng(7))
     _, (A, AT, active, label) = step_inputs(np.random.default_rng(0), G, np.arange(G.n))
-    for managed in (A.indices, AT.indices):
-        monkeypatch.setattr(scc_steps, "in_managed_memory", lambda a, m=managed: a is m)
-        assert GPU.nvals(GPU.scc_pivot_component(G, A, AT, active, label)) == G.n
-    monkeypatch.setattr(scc_steps, "in_managed_memory", lambda a: False)
-    assert GPU.nvals(GPU.scc_pivot_component(G, A, AT, active, label)) < G.n
+    want = GPU.scc_pivot_component(G, A, AT, active, label)
+    plans = []
+    real = scc_steps.SearchPlan
+    monkeypatch.setattr(scc_steps, "SearchPlan",
+                        lambda *a, **k: plans.append(k["pulls"]) or real(*a, **k))
+    for managed in ("A", "AT"):
+        H = lg.Graph(G.n, G.directed, G.indptr, G.indices, G.weights, G.nself_loops)
+        _, (hA, hAT, active, label) = step_inputs(np.random.default_rng(0), H,
+                                                  np.arange(G.n))
+        monkeypatch.setattr(scc_steps, "in_managed_memory",
+                            lambda a, m=dict(A=hA, AT=hAT)[managed]: a is m.indices)
+        left = GPU.scc_pivot_component(H, hA, hAT, active, label)
+        assert GPU.nvals(left) < G.n
+        np.testing.assert_array_equal(cp.asnumpy(left.present), cp.asnumpy(want.present))
+        assert plans[-2:] == [False, False]
+        assert not any(key.startswith("gpu.scc.pivot_plans") for key in H._cache)
+    np.testing.assert_array_equal(gpu_labels(G), scc_labels(G))
 
 
 @pytest.mark.parametrize("reverse", [False, True], ids=["backward-cut", "forward-cut"])
