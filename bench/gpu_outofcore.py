@@ -238,7 +238,7 @@ def main(argv=None) -> None:
     tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
     rows = []
 
-    def save() -> Path:                 # after each graph: a run cut short keeps its rows
+    def save() -> Path:                 # after each task: a run cut short keeps its rows
         payload = dict(device=device, versions=versions(("numpy", "scipy", "cupy",
                                                          "lagraph_py")),
                        link_h2d_GBps=link, **peak, quick=args.quick, rows=rows)
@@ -247,6 +247,7 @@ def main(argv=None) -> None:
             return Path(args.out)
         return write_json(f"gpu_outofcore_{tag}" + ("_quick" if args.quick else ""), payload)
 
+    where = None
     for name in args.graphs.split(","):
         t0 = time.perf_counter()
         G, tasks = graph(name)
@@ -256,8 +257,8 @@ def main(argv=None) -> None:
             task_rows = bench_task(name, G, task, args)
             print_table(task_rows, COLUMNS)
             rows += task_rows
+            where = save()
         del G
-        where = save()
     print_table(rows, COLUMNS)
     print(where)
 
