@@ -209,13 +209,14 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         needs = plan.needs
         host_memory.ensure(needs.adjacency + needs.edge_scratch + needs.streamed,
                            f"{task} on {G!r} out of core (managed memory, in host memory)")
-        return self._out_of_core(plan)
+        return self._out_of_core(plan, G._cached("gpu.managed_spares", dict))
 
     @contextmanager
-    def _out_of_core(self, plan: DevicePlan):
-        """The context of a managed plan (:meth:`placement`)."""
+    def _out_of_core(self, plan: DevicePlan, spares: dict):
+        """The context of a managed plan (:meth:`placement`), reusing the managed
+        allocations in ``spares`` (``storage.ManagedAllocator``)."""
         with out_of_core(plan.managed_from, self.managed_advice,
-                         plan.streamed_managed) as allocator:
+                         plan.streamed_managed, spares) as allocator:
             try:
                 yield plan
             finally:

@@ -245,6 +245,47 @@ def test_an_out_of_core_bfs_streams_its_queues_and_outputs(kron16):
     check_same("bfs", G, (host(r.level), host(r.parent)), want)
 
 
+def test_managed_allocations_are_reused_by_size_advice_and_stream():
+    """An allocation whose arrays are gone is a spare: the next one of its size, advice
+    and stream takes it (its contents whatever they were), another size, advice or
+    stream gets new memory; either lies in managed memory."""
+    spares = {}
+    host_advice = storage.ManagedAllocator(1, "host", spares=spares)
+    a = cp.ndarray((1000,), cp.int64, host_advice.managed(8000))
+    a.fill(7)
+    first = a.data.ptr
+    assert managed(a)
+    del a
+    b = cp.ndarray((1000,), cp.int64, host_advice.managed(8000))
+    assert b.data.ptr == first and managed(b)
+    assert int(b[999]) == 7                    # the spare as it was left: not cleared
+    c = cp.ndarray((1001,), cp.int64, host_advice.managed(8008))
+    d = cp.ndarray((1000,), cp.int64,
+                   storage.ManagedAllocator(1, "migrate", spares=spares).managed(8000))
+    with cp.cuda.Stream():
+        e = cp.ndarray((1000,), cp.int64, host_advice.managed(8000))
+    assert len({first, c.data.ptr, d.data.ptr, e.data.ptr}) == 4
+    assert all(managed(x) for x in (c, d, e))
+    assert host_advice.managed_bytes == 8000 * 3 + 8008
+
+
+def test_a_second_out_of_core_call_reuses_the_first_calls_outputs(kron16):
+    """The outputs of an out-of-core BFS, once dropped, are the next call's (no new
+    managed memory for the device to fault in); the levels stay right."""
+    G0 = kron16[True]
+    want = run("bfs", G0, executor())
+    G = copy(G0)
+    ex = executor()
+    with budget_of(ex, G, "bfs"):
+        r = lg.bfs(G, 0, backend=ex, parents=False)
+        first = r.level.data.ptr
+        assert managed(r.level)
+        del r
+        r = lg.bfs(G, 0, backend=ex, parents=False)
+    assert r.level.data.ptr == first
+    np.testing.assert_array_equal(host(r.level), want[0])
+
+
 def test_an_out_of_core_bfs_keeps_its_streamed_arrays_where_the_budget_holds_them(kron16):
     """Out of core with room for the streamed vertex arrays beside the other vertex
     arrays, a BFS's queues and outputs stay in device memory; the results are unchanged."""
