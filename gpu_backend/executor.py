@@ -179,7 +179,10 @@ class GpuExecutor(BfsSteps, ComponentsSteps, MsfSteps, SccSteps, Executor):
         (:attr:`hub_first_pull` needs a sorted copy of the transpose). The plan is kept in
         :attr:`last_plan`, the managed bytes in :attr:`last_managed_bytes`. Managed
         memory lives in host memory: an out-of-core call is refused (``MemoryError``)
-        where the host could not hold it (:func:`lagraph_py.memory.ensure`).
+        where the host could not hold it (:func:`lagraph_py.memory.ensure`). The managed
+        allocations a call's arrays leave behind stay with ``G`` for its later calls
+        (``storage.ManagedAllocator``: new managed memory costs the device a fault per
+        page), and are freed with ``G``.
 
         A resident plan is kept with ``G`` while :attr:`memory_limit` stays the same: what
         it built stays cached with ``G``, so later calls add no more than their scratch,
