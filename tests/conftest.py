@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lagraph_py import Graph
 from lagraph_py.compilation import MODE_VARIABLE
 
 DATA = Path(__file__).parent / "data"
@@ -40,6 +41,12 @@ def cupy_or_skip():
     if not gpu_available():
         pytest.skip("needs a CUDA GPU", allow_module_level=True)
     return cp
+
+
+def uncached(G):
+    """``G``'s arrays in a new Graph: nothing built for ``G`` (on the host or a device)
+    is cached with it."""
+    return Graph(G.n, G.directed, G.indptr, G.indices, G.weights, G.nself_loops)
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=[pytest.mark.gpu, requires_gpu])]
 

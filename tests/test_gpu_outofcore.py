@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conftest import cupy_or_skip
+from conftest import cupy_or_skip, uncached
 
 cp = cupy_or_skip()
 
@@ -108,11 +108,6 @@ def out_of_core(task, G, ex):
     return out
 
 
-def copy(G):
-    """``G``'s arrays in a new Graph: nothing cached with it."""
-    return lg.Graph(G.n, G.directed, G.indptr, G.indices, G.weights, G.nself_loops)
-
-
 def undirected(G):
     return G if not G.directed else lg.Graph.from_scipy(G.to_scipy() + G.to_scipy().T,
                                                          directed=False)
@@ -154,7 +149,7 @@ def kron16():
 def test_kronecker16_out_of_core_equals_resident(kron16, task, advice):
     G = kron16[task in ("bfs", "scc")]
     resident = run(task, G, executor())
-    Gc = copy(G)
+    Gc = uncached(G)
     ex = executor(advice)
     out = out_of_core(task, Gc, ex)
     assert ex.last_plan.mode == dm.MANAGED
@@ -177,7 +172,7 @@ def test_a_limited_pool_spills_to_managed_memory(kron16, task):
     call on the same graph, which finds the first one's scratch kept with it."""
     G0 = kron16[task in ("bfs", "scc")]
     want = run(task, G0, executor())
-    G = copy(G0)
+    G = uncached(G0)
     ex = executor()
     pool = cp.get_default_memory_pool()
     need = budget.needs(ex, G, task)
@@ -216,7 +211,7 @@ def test_resident_needs_cover_what_a_call_builds(kron16):
     """The adjacency a resident BFS plans for is what the graph then holds on the device
     (its CSR, the pull lists), and the scratch: no more than planned."""
     G0 = kron16[True]
-    G = copy(G0)
+    G = uncached(G0)
     ex = executor()
     lg.bfs(G, 0, backend=ex)
     plan = ex.last_plan
@@ -232,7 +227,7 @@ def test_an_out_of_core_bfs_streams_its_queues_and_outputs(kron16):
     status array stays in device memory; the results are unchanged."""
     G0 = kron16[True]
     want = run("bfs", G0, executor())
-    G = copy(G0)
+    G = uncached(G0)
     ex = executor()
     with budget_of(ex, G, "bfs"):
         r = lg.bfs(G, 0, backend=ex)
@@ -274,7 +269,7 @@ def test_a_second_out_of_core_call_reuses_the_first_calls_outputs(kron16):
     managed memory for the device to fault in); the levels stay right."""
     G0 = kron16[True]
     want = run("bfs", G0, executor())
-    G = copy(G0)
+    G = uncached(G0)
     ex = executor()
     with budget_of(ex, G, "bfs"):
         r = lg.bfs(G, 0, backend=ex, parents=False)
@@ -291,7 +286,7 @@ def test_an_out_of_core_bfs_keeps_its_streamed_arrays_where_the_budget_holds_the
     arrays, a BFS's queues and outputs stay in device memory; the results are unchanged."""
     G0 = kron16[True]
     want = run("bfs", G0, executor())
-    G = copy(G0)
+    G = uncached(G0)
     ex = executor()
     need = budget.needs(ex, G, "bfs")
     with mock.patch.object(storage, "free_bytes", lambda *_: need.vertex + need.streamed), \
@@ -316,7 +311,7 @@ def test_an_out_of_core_cc_streams_its_labels_and_first_entries(kron16):
     want = run("cc", G0, executor())
     need = budget.needs(executor(), G0, "cc")
     for room, streamed in ((need.vertex, True), (need.vertex + need.streamed, False)):
-        G = copy(G0)
+        G = uncached(G0)
         ex = executor()
         with mock.patch.object(storage, "free_bytes", lambda *_: room), \
                 mock.patch.object(dm, "MANAGED_FLOOR", 0):
@@ -338,10 +333,10 @@ def test_an_out_of_core_msf_streams_its_forest_and_outputs(kron16):
     them as well, in device memory; the forest is unchanged either way."""
     G0 = kron16[False]
     want = run("msf", G0, executor())
-    need = budget.needs(executor(), copy(G0), "msf")   # (a copy: no edge list cached)
+    need = budget.needs(executor(), uncached(G0), "msf")   # (a copy: no edge list cached)
     assert need.streamed == msf_steps.streamed_set(G0.n, executor().matrix(G0).index_dtype)
     for room, streamed in ((need.vertex, True), (need.vertex + need.streamed, False)):
-        G = copy(G0)
+        G = uncached(G0)
         ex = executor()
         seen = []
         real = msf_steps._Run.__init__
@@ -389,7 +384,7 @@ def test_an_out_of_core_msf_runs_its_rounds_on_device_copies(kron16, limited, li
     with mock.patch.object(msf_steps, "FUSED_EDGES", 0), \
             mock.patch.object(msf_steps, "LIGHT_ROUNDS", light_rounds):
         want = run("msf", G0, executor())
-        G = copy(G0)
+        G = uncached(G0)
         ex = executor()
         with spy("light_on_device"), spy("heavy_on_device"):
             if limited:
@@ -422,11 +417,11 @@ def test_deleting_a_graph_frees_its_device_arrays_at_once(kron16, task):
     graph must not count its arrays."""
     G0 = kron16[task in ("bfs", "scc")]
     ex = executor()
-    TASKS[task](copy(G0), ex)                  # what the executor keeps across graphs
+    TASKS[task](uncached(G0), ex)                  # what the executor keeps across graphs
     pool = cp.get_default_memory_pool()
     pool.free_all_blocks()
     base = pool.used_bytes()
-    G = copy(G0)
+    G = uncached(G0)
     gc.disable()
     try:
         out = TASKS[task](G, ex)

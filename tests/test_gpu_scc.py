@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conftest import DATA, cupy_or_skip  # noqa: E402
+from conftest import DATA, cupy_or_skip, uncached  # noqa: E402
 
 cp = cupy_or_skip()
 
@@ -352,7 +352,6 @@ def test_pivot_component_skipped_where_its_scratch_does_not_fit(monkeypatch):
     """The pivot's searches are not in the call's plan: where the free device memory does
     not hold them, the step labels nothing and allocates nothing, and the labels are
     right all the same."""
-    from gpu_backend import scc_steps
     for name, value in dict(scc_host_items=0, scc_pivot_items=0).items():
         monkeypatch.setattr(GPU, name, value)
     G = giant(np.random.default_rng(6))
@@ -372,7 +371,6 @@ def test_pivot_component_out_of_core_pushes_only_and_keeps_no_scratch(monkeypatc
     level (a pull would reread, across the host link, the in-lists of every vertex not
     reached), on a scratch of their own that the Graph does not keep; they label the
     same component as on the device, and the labels are right."""
-    from gpu_backend import scc_steps
     for name, value in dict(scc_host_items=0, scc_pivot_items=0).items():
         monkeypatch.setattr(GPU, name, value)
     G = giant(np.random.default_rng(7))
@@ -383,7 +381,7 @@ def test_pivot_component_out_of_core_pushes_only_and_keeps_no_scratch(monkeypatc
     monkeypatch.setattr(scc_steps, "SearchPlan",
                         lambda *a, **k: plans.append(k["pulls"]) or real(*a, **k))
     for managed in ("A", "AT"):
-        H = lg.Graph(G.n, G.directed, G.indptr, G.indices, G.weights, G.nself_loops)
+        H = uncached(G)
         _, (hA, hAT, active, label) = step_inputs(np.random.default_rng(0), H,
                                                   np.arange(G.n))
         monkeypatch.setattr(scc_steps, "in_managed_memory",
