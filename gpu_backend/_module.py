@@ -1,8 +1,9 @@
 """Compile-once loading of the CUDA sources in ``kernels/`` as CuPy RawModules.
 
 Every kernel is a template over the index type (``int`` / ``long long``) and, for value
-kernels, the value type; :func:`kernel` returns the instantiation for given numpy dtypes,
-compiling each source file once per process (CuPy also caches the binary on disk).
+kernels, the value type (one also over a bool); :func:`kernel` returns the instantiation
+for given numpy dtypes (and bools), compiling each source file once per process (CuPy also
+caches the binary on disk).
 
 Launch arguments: arrays as CuPy arrays, 64-bit integers and device addresses as Python
 ints, 32-bit integers as ``np.int32``, floating-point values as Python or numpy floats, a
@@ -20,6 +21,7 @@ import ctypes
 import struct
 import threading
 from functools import lru_cache
+from itertools import product
 from pathlib import Path
 
 import cupy as cp
@@ -29,54 +31,46 @@ _DIR = Path(__file__).parent / "kernels"
 _CTYPE = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long",
           np.dtype(np.float64): "double"}
 
-#: kernel name -> (source file, number of template parameters)
+#: The choices of each kind of template parameter: an index type, a value type, a bool.
+_IDX, _VAL, _BOOL = ("int", "long long"), ("long long", "double"), ("false", "true")
+#: kernel name -> (source file, the choices of each of its template parameters; none: an
+#: extern "C" kernel, found by its plain name)
 _KERNELS = {
-    "vxm_push": ("primitives.cu", 2), "mxv_pull": ("primitives.cu", 2),
-    "scatter_reduce": ("primitives.cu", 1), "set_one": ("primitives.cu", 1),
-    "dense_fill": ("primitives.cu", 1),
-    "compact_status": ("bfs.cu", 1), "push_vertex": ("bfs.cu", 1),
-    "pull_vertex": ("bfs.cu", 1), "edge_centric": ("bfs.cu", 1),
-    "queue_push": ("bfs.cu", 1), "queue_push_private": ("bfs.cu", 1),
-    "queue_degrees": ("bfs.cu", 1), "queue_prefix": ("bfs.cu", 1),
-    "push_balanced": ("bfs.cu", 1), "bits_queue": ("bfs.cu", 1),
-    "pull_hub": ("bfs.cu", 1), "push_persistent": ("bfs.cu", 1),
-    "mark_queue": ("bfs.cu", 1), "init_status": ("bfs.cu", 1), "status_bits": ("bfs.cu", 0),
-    "search": ("bfs.cu", 1), "search_async": ("bfs.cu", 1),
-    "pack_runs": ("bfs.cu", 1),
-    "rank_start": ("bfs.cu", 1), "rank_levels": ("bfs.cu", 1),
+    "vxm_push": ("primitives.cu", (_IDX, _VAL)), "mxv_pull": ("primitives.cu", (_IDX, _VAL)),
+    "scatter_reduce": ("primitives.cu", (("int",) + _VAL,)),   # (int: the ranks' vertex ids)
+    "set_one": ("primitives.cu", (_VAL,)), "dense_fill": ("primitives.cu", (_VAL,)),
+    "compact_status": ("bfs.cu", (_IDX,)), "push_vertex": ("bfs.cu", (_IDX,)),
+    "pull_vertex": ("bfs.cu", (_IDX,)), "edge_centric": ("bfs.cu", (_IDX,)),
+    "queue_push": ("bfs.cu", (_IDX,)), "queue_push_private": ("bfs.cu", (_IDX,)),
+    "queue_degrees": ("bfs.cu", (_IDX,)), "queue_prefix": ("bfs.cu", (_IDX,)),
+    "push_balanced": ("bfs.cu", (_IDX,)), "bits_queue": ("bfs.cu", (_IDX,)),
+    "pull_hub": ("bfs.cu", (_IDX,)), "push_persistent": ("bfs.cu", (_IDX,)),
+    "mark_queue": ("bfs.cu", (_IDX,)), "init_status": ("bfs.cu", (_IDX,)),
+    "status_bits": ("bfs.cu", ()),
+    "search": ("bfs.cu", (_IDX,)), "search_async": ("bfs.cu", (_IDX,)),
+    "pack_runs": ("bfs.cu", (_IDX,)),
+    "rank_start": ("bfs.cu", (_IDX,)), "rank_levels": ("bfs.cu", (_IDX,)),
     # msf.cu
-    "msf_upper_count": ("msf.cu", 1), "msf_upper_edges": ("msf.cu", 1),
-    "msf_init": ("msf.cu", 1), "msf_collect": ("msf.cu", 1), "msf_decide": ("msf.cu", 1),
-    "msf_join": ("msf.cu", 1), "msf_shrink": ("msf.cu", 1), "msf_flatten": ("msf.cu", 1),
-    "msf_order": ("msf.cu", 1), "msf_fused": ("msf.cu", 1),
+    "msf_upper_count": ("msf.cu", (_IDX,)), "msf_upper_edges": ("msf.cu", (_IDX,)),
+    "msf_init": ("msf.cu", (_IDX,)), "msf_collect": ("msf.cu", (_IDX,)),
+    "msf_decide": ("msf.cu", (_IDX,)), "msf_join": ("msf.cu", (_IDX,)),
+    "msf_shrink": ("msf.cu", (_IDX,)), "msf_flatten": ("msf.cu", (_IDX,)),
+    "msf_order": ("msf.cu", (_IDX,)), "msf_fused": ("msf.cu", (_IDX,)),
     # scc.cu
-    "scc_trim_fused": ("scc.cu", 1), "scc_gather_edges": ("scc.cu", 1),
-    "scc_signatures_fused": ("scc.cu", 2), "scc_set_labels": ("scc.cu", 1),
-    "scc_pivot_label": ("scc.cu", 1),
+    "scc_trim_fused": ("scc.cu", (_IDX,)), "scc_gather_edges": ("scc.cu", (_IDX,)),
+    "scc_signatures_fused": ("scc.cu", (_IDX, _BOOL)),   # (whether it relaxes runs)
+    "scc_set_labels": ("scc.cu", (_IDX,)), "scc_pivot_label": ("scc.cu", (_IDX,)),
     # components.cu
-    "cc_union_find": ("components.cu", 1), "cc_heads": ("components.cu", 1),
+    "cc_union_find": ("components.cu", (_IDX,)), "cc_heads": ("components.cu", (_IDX,)),
 }
 
 
 def _instances(source: str) -> list[str]:
-    idx, val = ("int", "long long"), ("long long", "double")
-    names = []
-    for name, (src, nparams) in _KERNELS.items():
-        if src != source:
-            continue
-        if name == "scc_signatures_fused":                 # (a bool: whether it relaxes runs)
-            names += [f"{name}<{i}, {b}>" for i in idx for b in ("false", "true")]
-        elif nparams == 2:
-            names += [f"{name}<{i}, {v}>" for i in idx for v in val]
-        elif nparams == 0:
-            continue                               # extern "C": found by its plain name
-        elif name == "scatter_reduce":                # (int: the ranks' vertex ids)
-            names += [f"{name}<{v}>" for v in ("int",) + val]
-        elif name in ("set_one", "dense_fill"):
-            names += [f"{name}<{v}>" for v in val]
-        else:
-            names += [f"{name}<{i}>" for i in idx]
-    return names
+    """The instantiations of the templates of ``source`` that it is compiled with: every
+    combination of each kernel's parameter choices."""
+    return [f"{name}<{', '.join(args)}>"
+            for name, (src, params) in _KERNELS.items() if src == source and params
+            for args in product(*params)]
 
 
 @lru_cache(maxsize=None)
@@ -143,8 +137,8 @@ class Kernel:
 @lru_cache(maxsize=None)
 def kernel(name: str, *dtypes) -> Kernel:
     """The compiled kernel ``name<ctype(dtypes[0]), ...>`` (a bool stands for itself)."""
-    src, nparams = _KERNELS[name]
-    if nparams == 0:
+    src, params = _KERNELS[name]
+    if not params:
         return Kernel(_module(src).get_function(name))
     args = ", ".join(str(d).lower() if isinstance(d, bool) else _CTYPE[np.dtype(d)]
                      for d in dtypes)

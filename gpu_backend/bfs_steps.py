@@ -338,13 +338,15 @@ class SearchPlan:
                  pulls: bool = True):
         self.A = A
         n, I = A.n, A.index_dtype
+        self.in_degree = AT.row_degree_host()
         if pulls:
             tind, heads = AT.pull_lists(A.indptr, hub_first)
             tptr, pk = AT.packed_lists() if packed else (AT.indptr, None)
             lists = (tptr.data.ptr, tind.data.ptr, _NULL if pk is None else pk.data.ptr,
                      heads.data.ptr)
+            self._list_lengths = np.diff(tptr.get()) if packed else self.in_degree
         else:
-            packed, lists = False, (_NULL,) * 4
+            packed, lists, self._list_lengths = False, (_NULL,) * 4, np.zeros(0, np.int64)
         self.kernel = _module.kernel("search", I)
         self.async_kernel = _module.kernel("search_async", I)
         self.blocks = min(_module.resident_blocks(k, -(-n // ex.block), ex.block)
@@ -366,9 +368,6 @@ class SearchPlan:
                             cp.zeros(4, dtype=np.uint32))
         self.ctl = self._arrays[6]
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
-        self.in_degree = AT.row_degree_host()
-        self._list_lengths = (np.diff(tptr.get()) if packed else self.in_degree if pulls
-                              else np.zeros(0, np.int64))
         self._long = {}
         self.graph = (A.indptr.data.ptr, A.indices.data.ptr, ex._in_ptr(A).data.ptr,
                       *lists, n, words)
