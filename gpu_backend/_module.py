@@ -104,8 +104,8 @@ class Kernel:
 
     def _block(self, args):
         """This thread's (packing format, number of arguments, argument buffer, parameter
-        pointer array, its address); holding the two ctypes objects keeps the addresses
-        valid."""
+        pointer array, its address), laid out for ``args`` by the first call; holding the
+        two ctypes objects keeps the addresses valid."""
         block = getattr(self._local, "block", None)
         if block is None:
             if self._format is None:
@@ -132,6 +132,19 @@ class Kernel:
         extra = () if cooperative else (0,)
         launch(self.ptr, grid[0], 1, 1, block[0], 1, 1, 0,
                cp.cuda.get_current_stream().ptr, params, *extra)
+
+    def launch_struct(self, blocks: int, block: int, layout: struct.Struct, *fields) -> None:
+        """Launch, cooperatively, a kernel whose one argument is a struct: ``fields``
+        packed by ``layout`` straight into the parameter block. What ``self((blocks,),
+        (block,), (layout.pack(*fields),), cooperative=True)`` does, with ``blocks`` as
+        given (resident: the caller's to know), about 3 µs sooner on the H200 hosts (a
+        BFS's launch on a small graph, where the host's time before it counts)."""
+        block_of = getattr(self._local, "block", None)
+        if block_of is None:
+            block_of = self._block((bytes(layout.size),))
+        layout.pack_into(block_of[2], 0, *fields)
+        cp.cuda.driver.launchCooperativeKernel(self.ptr, blocks, 1, 1, block, 1, 1, 0,
+                                               cp.cuda.get_current_stream().ptr, block_of[4])
 
 
 @lru_cache(maxsize=None)

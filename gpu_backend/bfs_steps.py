@@ -78,9 +78,9 @@ _NO_LIMIT = np.iinfo(np.int32).max  # levels: as many as the frontier lasts
 #: (the fill of the algorithm's to_dense, which then costs nothing).
 ABSENT = -1
 _PUSH_METHODS = ("push", "edge", "queue", "queue_private", "push_balanced")
-_SEARCH_CTL = 52               # control words of the search kernel (bfs.cu SCTL, and
+_SEARCH_CTL = 64               # control words of the search kernel (bfs.cu SCTL, and
                                # ASYNC_OFF after them, zeroed once here)
-_SEARCH_LEFT = 48              # the one where a search stopped at its last level leaves
+_SEARCH_LEFT = 60              # the one where a search stopped at its last level leaves
                                # its frontier's size (bfs.cu LEFT), and the next one the
                                # vertices its levels found (REACHED)
 _PULL_CHUNK = 1024             # entries of a long in-list a warp tries at once (bfs.cu
@@ -97,18 +97,22 @@ PACK_GAIN = 2.0
 PACKED_LIST_CAP = 8
 PACKED_CHUNK = 128
 #: The search kernel's one argument (bfs.cu ``struct Search``): its fields in order, each
-#: 8 bytes, a device address or an integer ("q") or a float ("d").
+#: 8 bytes, a device address or an integer ("q") or a float ("d"); those of a graph's plan
+#: and the executor's settings (packed once, :meth:`SearchPlan.packed`), then those of one
+#: search (:data:`_SEARCH_CALL`).
 _SEARCH_FIELDS = (
     ("indptr", "q"), ("indices", "q"), ("in_ptr", "q"), ("tptr", "q"), ("tind", "q"),
     ("pk", "q"), ("heads", "q"), ("long_items", "q"), ("nlong", "q"), ("pull_cap", "q"),
-    ("pull_chunk", "q"), ("n", "q"), ("words", "q"), ("source", "q"), ("pv", "q"),
-    ("lv", "q"), ("st", "q"), ("bits", "q"), ("queues", "q"), ("degs", "q"), ("totals", "q"),
-    ("hc", "q"), ("hub_deg", "q"), ("ctl", "q"), ("bar", "q"), ("alpha", "d"),
-    ("pull_min", "d"), ("small_frontier", "q"), ("edge_limit", "q"), ("unexplored", "Q"),
-    ("balance", "q"), ("serial", "q"), ("solo_width", "q"), ("width", "q"), ("wait_ns", "q"),
-    ("bits_edges", "q"), ("long_if_cut", "q"), ("trace", "q"), ("trace_len", "q"),
-    ("max_level", "q"), ("async_after", "q"), ("async_frontier", "q"), ("deep_seen", "q"))
-_SEARCH_FORMAT = "=" + "".join(code for _, code in _SEARCH_FIELDS)
+    ("pull_chunk", "q"), ("n", "q"), ("words", "q"), ("st", "q"), ("bits", "q"),
+    ("queues", "q"), ("degs", "q"), ("totals", "q"), ("hc", "q"), ("hub_deg", "q"),
+    ("ctl", "q"), ("bar", "q"), ("alpha", "d"), ("pull_min", "d"), ("small_frontier", "q"),
+    ("edge_limit", "q"), ("stored", "q"), ("balance", "q"), ("serial", "q"),
+    ("solo_width", "q"), ("width", "q"), ("wait_ns", "q"), ("bits_edges", "q"),
+    ("long_if_cut", "q"), ("trace", "q"), ("trace_len", "q"), ("async_after", "q"),
+    ("async_frontier", "q"), ("deep_seen", "q"))
+_SEARCH_CALL = (("source", "q"), ("pv", "q"), ("lv", "q"), ("max_level", "q"))
+_SEARCH_PLAN = struct.Struct("=" + "".join(code for _, code in _SEARCH_FIELDS))
+_SEARCH = struct.Struct(f"={_SEARCH_PLAN.size}s" + "".join(code for _, code in _SEARCH_CALL))
 
 
 def _fusable(semiring, parent, level) -> bool:
@@ -326,7 +330,7 @@ class SearchPlan:
     with the out-degree beside each entry, a word per block, the hub cache, the control
     words and the barrier words, multiples of 2^31 between launches: ``shared.cuh``
     ``blocks_sync``; those of ``scratch_of``, another plan of the same size, if given),
-    and the host in-degrees and pull list lengths.
+    and the host pull list lengths.
 
     ``hub_first``: the pull lists in decreasing out-degree (a sorted copy of ``AT``'s
     indices) or in storage order; ``packed``: the pull levels read ``AT``'s packed
@@ -338,13 +342,12 @@ class SearchPlan:
                  pulls: bool = True):
         self.A = A
         n, I = A.n, A.index_dtype
-        self.in_degree = AT.row_degree_host()
         if pulls:
             tind, heads = AT.pull_lists(A.indptr, hub_first)
             tptr, pk = AT.packed_lists() if packed else (AT.indptr, None)
             lists = (tptr.data.ptr, tind.data.ptr, _NULL if pk is None else pk.data.ptr,
                      heads.data.ptr)
-            self._list_lengths = np.diff(tptr.get()) if packed else self.in_degree
+            self._list_lengths = np.diff(tptr.get()) if packed else AT.row_degree_host()
         else:
             packed, lists, self._list_lengths = False, (_NULL,) * 4, np.zeros(0, np.int64)
         self.kernel = _module.kernel("search", I)
@@ -369,12 +372,33 @@ class SearchPlan:
         self.ctl = self._arrays[6]
         st, bits, queues, degs, totals, hc, ctl, bar = (a.data.ptr for a in self._arrays)
         self._long = {}
+        self._packed = {}        # the search's packed fields, by the executor's settings
         self.graph = (A.indptr.data.ptr, A.indices.data.ptr, ex._in_ptr(A).data.ptr,
                       *lists, n, words)
         self.scratch = (st, bits, queues, degs, totals, hc, A.hub_deg, ctl, bar)
         self.list_cap = (PACKED_LIST_CAP if packed else
                          pull_list_cap(self._list_lengths, self.blocks * ex.block // 32))
         self.chunk = PACKED_CHUNK if packed else _PULL_CHUNK
+
+    def packed(self, ex) -> bytes:
+        """The fields of the search's argument that do not change from one search to the
+        next (:data:`_SEARCH_FIELDS`), packed for the settings of ``ex`` and kept for them:
+        packing all of them took about 3 µs of a call's host time before its launch."""
+        settings = ex._search_settings()
+        packed = self._packed.get(settings)
+        if packed is None:
+            trace = ex.search_trace
+            cap, chunk = ex.pull_list_cap or self.list_cap, ex.pull_chunk or self.chunk
+            packed = self._packed[settings] = _SEARCH_PLAN.pack(   # in the fields' order
+                *self.graph[:7], *self.long_items(cap, chunk), cap, chunk, *self.graph[7:],
+                *self.scratch, float(bfs_text.ALPHA), self.A.n / bfs_text.BETA,
+                ex.small_frontier, ex._edge_limit(self.A), self.A.nstored,
+                ex.persistent_balance, ex.pull_serial, ex.solo_width, ex.team_width,
+                ex.team_wait_ns, ex.grid_bitmap_edges, int(ex.pull_long_if_cut),
+                _NULL if trace is None else trace.data.ptr,
+                0 if trace is None else trace.size // 4, ex.search_async_after,
+                ex.search_async_frontier, self.deep_seen_ptr)
+        return packed
 
     @property
     def outcome(self) -> cp.ndarray:
@@ -540,14 +564,14 @@ class BfsSteps:
                                              hub_first=self._hub_first(),
                                              packed=packed_fraction(self, G) is not None))
         n = G.n
-        # the outputs as arrays over one raw allocation: cupy.empty and a view of it for
-        # each output took 4.2-6.0 µs of host time, this 1.7-4.9 µs (H200 host)
-        out = streamed_alloc(8 * n * (levels + parents))   # (streamed, as the queues)
-        level = cp.ndarray((n,), np.int64, out) if levels else None
-        parent = cp.ndarray((n,), np.int64, out + 8 * n * levels) if parents else None
+        # the outputs in one raw allocation (streamed, as the queues), made arrays while
+        # the kernel runs: cupy.empty and a view of it for each output took 4.2-6.0 µs of
+        # host time, the allocation 1.7 µs and each view 2 µs (H200 host)
+        out = streamed_alloc(8 * n * (levels + parents))
         self._launch_search(plan, source, out.ptr if levels else _NULL,
                             out.ptr + 8 * n * levels if parents else _NULL)
-        return level, parent
+        return (cp.ndarray((n,), np.int64, out) if levels else None,
+                cp.ndarray((n,), np.int64, out + 8 * n * levels) if parents else None)
 
     def _launch_search(self, plan, source: int, lv: int, pv: int,
                        max_level: int = _NO_LIMIT) -> None:
@@ -556,22 +580,21 @@ class BfsSteps:
         writing the levels at device address ``lv`` and the parents at ``pv`` (either
         null), and stopping after level ``max_level`` (its frontier left and the vertices
         it found in ``plan.outcome``)."""
+        kernel = (plan.async_kernel if self.search_async_always or plan.deep_seen[0]
+                  else plan.kernel)
+        kernel.launch_struct(plan.blocks, self.block, _SEARCH,
+                             plan.packed(self), source, pv, lv, max_level)
+
+    def _search_settings(self) -> tuple:
+        """The executor's settings that a search's argument holds (:meth:`SearchPlan.packed`),
+        read on every search: a change takes effect on the next one."""
         trace = self.search_trace
-        cap, chunk = self.pull_list_cap or plan.list_cap, self.pull_chunk or plan.chunk
-        args = struct.pack(   # in the order of _SEARCH_FIELDS
-            _SEARCH_FORMAT, *plan.graph[:7], *plan.long_items(cap, chunk), cap, chunk,
-            *plan.graph[7:],
-            source, pv, lv, *plan.scratch, float(bfs_text.ALPHA), plan.A.n / bfs_text.BETA,
-            self.small_frontier, self._edge_limit(plan.A),
-            plan.A.nstored - int(plan.in_degree[source]), self.persistent_balance,
-            self.pull_serial, self.solo_width, self.team_width, self.team_wait_ns,
-            self.grid_bitmap_edges, int(self.pull_long_if_cut),
-            _NULL if trace is None else trace.data.ptr, 0 if trace is None else trace.size // 4,
-            max_level, self.search_async_after, self.search_async_frontier,
-            plan.deep_seen_ptr)
-        deep = self.search_async_always or plan.deep_seen[0]
-        _module.launch_resident(plan.async_kernel if deep else plan.kernel, plan.blocks,
-                                self.block, (args,))
+        return (self.pull_list_cap, self.pull_chunk, self.small_frontier,
+                self.persistent_edge_limit, self.persistent_balance, self.pull_serial,
+                self.solo_width, self.team_width, self.team_wait_ns, self.grid_bitmap_edges,
+                self.pull_long_if_cut, self.search_async_after, self.search_async_frontier,
+                bfs_text.ALPHA, bfs_text.BETA,
+                None if trace is None else (trace.data.ptr, trace.size))
 
     # ------------------------------------------------------------------ state
     def _state(self, parent: GpuVector, level, frontier: GpuVector, k: int, I) -> _BfsState:

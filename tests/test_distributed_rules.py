@@ -1,13 +1,11 @@
 """The host-side decisions of the distributed executor, in one process: the partition
 into ranges, the BFS direction rule on global counts against a plain transcription of the
 text's rule, the choice between id lists and bitmaps; the GPU ranks' module refusing
-cleanly where CuPy is absent, and packing its kernel's argument as the kernel reads it. Skipped without mpi4py (``pip install '.[mpi]'``).
+cleanly where CuPy is absent (the layout of its kernel's argument: test_kernel_arguments).
+Skipped without mpi4py (``pip install '.[mpi]'``).
 """
 
-import ast
 import importlib.util
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -135,21 +133,3 @@ def test_launch_command_without_mpiexec_says_how_to_get_one(monkeypatch):
     monkeypatch.setattr(launch, "mpiexec", lambda: None)
     with pytest.raises(FileNotFoundError, match=r"lagraph_py\[mpi\]"):
         launch.command(2, ["x"])
-
-
-# ---------------------------------------------------------------------- GPU ranks' launch
-def test_gpu_ranks_pack_the_fields_of_the_kernels_argument_in_its_order():
-    # gpu_bfs_steps packs bfs.cu's RankLevel field by field (8 bytes each): a field added,
-    # dropped or moved on one side only would hand the kernel wrong addresses
-    root = Path(__file__).parent.parent
-    source = (root / "gpu_backend" / "kernels" / "bfs.cu").read_text()
-    body = re.sub(r"//[^\n]*", "", re.search(r"struct RankLevel \{(.*?)\n\};", source,
-                                             re.S).group(1))
-    kernel_fields = [declaration.replace("*", " ").split()[-1]
-                     for statement in body.split(";")
-                     for declaration in statement.split(",") if declaration.strip()]
-    module = ast.parse((root / "dist_backend" / "gpu_bfs_steps.py").read_text())
-    packed = next(ast.literal_eval(node.value) for node in module.body
-                  if isinstance(node, ast.Assign) and node.targets[0].id == "_LEVEL_FIELDS")
-    assert kernel_fields == list(packed)
-    assert len(packed) > 20

@@ -921,22 +921,29 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 // state (struct Walk) to the grid through control words, and all blocks meet at a grid
 // barrier, where the others waited (pausing between polls), and form the next team.
 // Each block keeps the state in shared memory, where its thread 0 updates it from the
-// counters every block reads alike, so that all blocks take the same decisions.
+// counters every block reads alike, so that all blocks take the same decisions. A team of
+// the whole grid (every pull level, a push level of a large frontier) hands nothing over:
+// every block ran its levels and holds the same Walk, so the grid goes on without a
+// barrier. Hence three banks of counters (a team zeroes the next team's at its start:
+// last read by the team two before, which every block has left) and two words for the
+// teams' barriers (by the teams' parity: a block outside a team may still be leaving the
+// barrier of the team before).
 
-#define SCTL 51                 // control words a search zeroes (bfs_steps.py _SEARCH_CTL:
+#define SCTL 63                 // control words a search zeroes (bfs_steps.py _SEARCH_CTL:
                                 // one more, ASYNC_OFF)
 #define BANK 12                 // counter words of a team: 3 rotating level slots of (frontier
-                                // size, out-edges, largest out-degree, in-edges)
-#define QCOUNT 24               // ctl word: length of a queue made from a bitmap
-#define HANDOFF 25              // ctl words: the Walk a team hands over (2 x 10 words, by
+                                // size, out-edges, largest out-degree, in-edges); 3 banks,
+                                // by the teams formed modulo 3
+#define QCOUNT 36               // ctl word: length of a queue made from a bitmap
+#define HANDOFF 37              // ctl words: the Walk a team hands over (2 x 10 words, by
                                 // the parity of the teams formed)
-#define CUT 45                  // ctl words: the vertices a pull level cut at its cap without
+#define CUT 57                  // ctl words: the vertices a pull level cut at its cap without
                                 // a parent (pull_level's c_cut), by the level modulo 3
-#define LEFT 48                 // ctl word: the frontier left where the search stopped at
+#define LEFT 60                 // ctl word: the frontier left where the search stopped at
                                 // S.max_level (0: it ran to its end)
-#define REACHED 49              // ctl word: the vertices its levels found (the source aside)
-#define ASYNC 50                // ctl word: how an asynchronous finish ended (async_finish)
-#define ASYNC_OFF 51            // ctl word, not zeroed by a search (the plan's allocation
+#define REACHED 61              // ctl word: the vertices its levels found (the source aside)
+#define ASYNC 62                // ctl word: how an asynchronous finish ended (async_finish)
+#define ASYNC_OFF 63            // ctl word, not zeroed by a search (the plan's allocation
                                 // zeroes it): 1 once an asynchronous finish overflowed its
                                 // ring, after which the graph's searches keep to levels
 #define ASYNC_DONE 1
@@ -948,14 +955,14 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 
 // The direction rule of lagraph_py/algorithms/bfs.py, applied after every level to the
 // kernels' exact counts: push -> pull when the frontier grew and its out-edges exceed the
-// in-edges of unvisited vertices / alpha; pull -> push once it shrinks below pull_min
-// vertices. A frontier of at most small_frontier vertices and edge_limit out-edges is
+// in-edges of unvisited vertices (the stored entries less the in-edges of the vertices
+// visited) / alpha; pull -> push once it shrinks below pull_min vertices. A frontier of at most small_frontier vertices and edge_limit out-edges is
 // pushed whatever the direction (a pull costs a pass over all n vertices), as the gpu
 // executor's level steps do.
 struct Rule {
     double alpha, pull_min;
     long long small_frontier;
-    unsigned long long edge_limit, unexplored;    // in-edges of unvisited vertices at start
+    unsigned long long edge_limit, stored;        // stored entries: in-edges of all vertices
 };
 
 // Where a search stands between levels (each block keeps one in shared memory).
@@ -963,7 +970,8 @@ struct Walk {
     long long nq;                      // the frontier: its size,
     unsigned long long fe, maxd;       // out-edges and largest out-degree,
     long long k, cur, bits;            // level, buffer (a queue, or a bitmap when bits)
-    unsigned long long vin;            // in-edges of the vertices visited so far
+    unsigned long long vin;            // in-edges of the vertices visited so far (the
+                                       // source's included)
     long long team;                    // teams formed so far
     bool pull, growing;                // the rule's direction and growth
     bool finish;                       // whether async_finish may end the search,
@@ -975,7 +983,7 @@ struct Walk {
     // pull lists (can_pull false).
     __device__ __forceinline__ bool pulls(const Rule& rule, bool can_pull) {
         if (can_pull && !pull && growing &&
-            (double)fe > (double)(rule.unexplored - vin) / rule.alpha)
+            (double)fe > (double)(rule.stored - vin) / rule.alpha)
             pull = true;
         return pull && !(nq <= rule.small_frontier && fe <= rule.edge_limit);
     }
@@ -997,8 +1005,7 @@ struct Search {
     const I* heads;
     const long long* long_items;       // pull_long's chunks of the in-lists beyond pull_cap
     long long nlong, pull_cap, pull_chunk;
-    long long n, words, source;
-    long long* pv; long long* lv;      // outputs (null when not wanted)
+    long long n, words;
     int* st;
     unsigned* bits;                    // two frontier bitmaps of `words` words
     I* queues;                         // two frontier queues of n entries
@@ -1014,11 +1021,15 @@ struct Search {
     long long long_if_cut;             // pull_team: pull_long only where pull_level cut a
                                        // list without a parent
     unsigned long long* trace; long long trace_len;
-    long long max_level;               // the last level run (a search that would go on stops)
     long long async_after, async_frontier;   // async_finish from a frontier this small
                                              // at this level or later (0: never)
     unsigned long long* deep_seen;     // a host word (pinned; or null) that `search` sets
                                        // where a search met the rule of async_finish
+    // What changes from one search of a graph to the next (packed last, after the fields
+    // a plan keeps packed):
+    long long source;
+    long long* pv; long long* lv;      // outputs (null when not wanted)
+    long long max_level;               // the last level run (a search that would go on stops)
 
     // Whether the rest of the search goes to async_finish, from the frontier of w (pushed
     // next unless pull): a deep search whose frontier is small and did not grow over the
@@ -1029,6 +1040,13 @@ struct Search {
     __device__ __forceinline__ I* queue(long long i) const { return queues + i * n; }
     __device__ __forceinline__ long long* deg(long long i) const { return degs + i * n; }
     __device__ __forceinline__ unsigned* bitmap(long long i) const { return bits + i * words; }
+    // The counters of the team formed as number `team`, and the word of its barrier.
+    __device__ __forceinline__ unsigned long long* bank(long long team) const {
+        return ctl + BANK * ((unsigned)team % 3u);
+    }
+    __device__ __forceinline__ unsigned int* team_bar(long long team) const {
+        return bar + 2 + (team & 1);
+    }
 
     // Blocks for a push level of nq vertices, fe out-edges and largest out-degree maxd: 1
     // while its work fits solo_width thread slots (a slot a vertex's lane, group_size lanes
@@ -1122,7 +1140,7 @@ template <typename I>
 __device__ __forceinline__ void pull_team(const Search<I>& S, Walk& w, unsigned long long* cnt,
                                           unsigned long long* cache) {
     __shared__ bool go_on, longs;
-    unsigned int* tbar = S.bar + 2;
+    unsigned int* tbar = S.team_bar(w.team);
     const long long G = gridDim.x;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (!w.bits) {
@@ -1260,7 +1278,7 @@ template <typename I, bool SOLO>
 __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long T,
                                           unsigned long long* cnt, unsigned long long* smem) {
     __shared__ bool go_on;
-    unsigned int* tbar = S.bar + 2;
+    unsigned int* tbar = S.team_bar(w.team);
     auto sync = [&]() { team_sync<SOLO>(tbar, T); };
     const long long member = SOLO ? 0 : blockIdx.x;
     const long long tid = member * blockDim.x + threadIdx.x;
@@ -1316,17 +1334,15 @@ __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long
     }
 }
 
-// The Walk a team hands over (its leader, before the grid barrier), with the other bank of
-// counters and the queue counter zeroed for the next team; read back by every block after.
-// Two records alternate, so that a block still reading one is not overtaken by the next.
+// The Walk a team smaller than the grid hands over (its leader, before the grid barrier),
+// with the queue counter zeroed for the next team; read back by every block after. Two
+// records alternate, so that a block still reading one is not overtaken by the next.
 __device__ __forceinline__ void hand_over(unsigned long long* ctl, const Walk& w) {
     unsigned long long* h = ctl + HANDOFF + 10 * ((w.team + 1) & 1);
     h[0] = (unsigned long long)w.nq; h[1] = w.fe; h[2] = w.maxd; h[3] = w.vin;
     h[4] = (unsigned long long)w.k; h[5] = (unsigned long long)w.cur;
     h[6] = (unsigned long long)w.bits; h[7] = (unsigned long long)w.team + 1;
     h[8] = w.pull; h[9] = w.growing | (w.finish << 1) | (w.grew << 2) | (w.mark << 3);
-    unsigned long long* next = ctl + BANK * ((w.team + 1) & 1);
-    for (int i = 0; i < BANK; ++i) next[i] = 0;
     ctl[QCOUNT] = 0;
 }
 
@@ -1349,7 +1365,7 @@ __device__ __noinline__ void search_start(const Search<I>& S, Walk& w, long long
     const long long source = S.source;
     const unsigned long long d0 = deg_of(S.indptr, source);
     if (threadIdx.x == 0)          // (an async_finish that overflowed set ASYNC_OFF first)
-        w = Walk{1, d0, d0, 0, 0, 0, 0, 0, false, true,
+        w = Walk{1, d0, d0, 0, 0, 0, deg_of(S.in_ptr, source), 0, false, true,
                  S.async_frontier > 0 && S.async_frontier < RING &&
                  S.max_level >= 0x7fffffffLL && S.n < (long long)FREE_SLOT &&
                  !*(volatile unsigned long long*)&S.ctl[ASYNC_OFF], false, 0};
@@ -1379,8 +1395,8 @@ __device__ __noinline__ void search_start(const Search<I>& S, Walk& w, long long
 // They and the status array st are filled here (UNV, -1; the source's entries its own), so
 // that the host issues nothing but the launch. bits, queues, degs, totals, hc, ctl:
 // scratch, written here before use; bar: the words of the grid's barrier ([0]) and of the
-// teams' ([2]), see blocks_sync.
-// rule.pull_min = n / BETA; rule.unexplored = stored entries - in-degree of the source.
+// teams' ([2], [3]: Search::team_bar), see blocks_sync.
+// rule.pull_min = n / BETA; rule.stored = the stored entries of the graph.
 // trace (unless null): [0] the global timer (ns) at the start; per level 0 < l <
 // trace_len, at its end, [4l] the global timer, [4l+1] block 0's clock (cycles), [4l+2]
 // the frontier size, [4l+3] pull << 32 | the blocks of its team.
@@ -1419,6 +1435,10 @@ __device__ __forceinline__ void search_body(const Search<I>& S) {
                 w.finish = deep = false;
             }
             if (deep) T = 1;
+            if (blockIdx.x == 0) {                 // the next team's counters
+                unsigned long long* next = S.bank(w.team + 1);
+                for (int i = 0; i < BANK; ++i) next[i] = 0;
+            }
         }
         __syncthreads();
         if (w.nq == 0 || w.k >= S.max_level) {
@@ -1442,7 +1462,7 @@ __device__ __forceinline__ void search_body(const Search<I>& S) {
         }
         if (blockIdx.x < T) {
             if (pull) {
-                pull_team(S, w, S.ctl + BANK * (w.team & 1), smem);
+                pull_team(S, w, S.bank(w.team), smem);
             } else if (FINISH && deep) {                // the rest in one block, no levels
                 async_finish(S, S.queue(w.cur), w.nq, (unsigned*)smem);
                 if (threadIdx.x == 0) w.nq = 0;
@@ -1451,12 +1471,16 @@ __device__ __forceinline__ void search_body(const Search<I>& S) {
                 __syncthreads();
                 push_team<I, true>(S, w, 1, solo_cnt, smem);
             } else {
-                push_team<I, false>(S, w, T, S.ctl + BANK * (w.team & 1), smem);
+                push_team<I, false>(S, w, T, S.bank(w.team), smem);
             }
-            if (blockIdx.x == 0 && threadIdx.x == 0) hand_over(S.ctl, w);
+            if (blockIdx.x == 0 && threadIdx.x == 0 && T < G) hand_over(S.ctl, w);
         }
-        blocks_sync(S.bar, (unsigned int)G, blockIdx.x >= T ? (unsigned int)S.wait_ns : 0u);
-        if (threadIdx.x == 0) take_over(S.ctl, w);
+        if (T < G) {
+            blocks_sync(S.bar, (unsigned int)G, blockIdx.x >= T ? (unsigned int)S.wait_ns : 0u);
+            if (threadIdx.x == 0) take_over(S.ctl, w);
+        } else if (threadIdx.x == 0) {
+            w.team += 1;                          // (the grid's team: every Walk alike)
+        }
     }
 }
 
