@@ -387,17 +387,17 @@ class SearchPlan:
         settings = ex._search_settings()
         packed = self._packed.get(settings)
         if packed is None:
-            trace = ex.search_trace
-            cap, chunk = ex.pull_list_cap or self.list_cap, ex.pull_chunk or self.chunk
+            (cap, chunk, small_frontier, _, balance, serial, solo_width, width, wait_ns,
+             bits_edges, long_if_cut, async_after, async_frontier, alpha, beta,
+             trace) = settings
+            cap, chunk = cap or self.list_cap, chunk or self.chunk
+            trace_ptr, trace_words = trace or (_NULL, 0)
             packed = self._packed[settings] = _SEARCH_PLAN.pack(   # in the fields' order
                 *self.graph[:7], *self.long_items(cap, chunk), cap, chunk, *self.graph[7:],
-                *self.scratch, float(bfs_text.ALPHA), self.A.n / bfs_text.BETA,
-                ex.small_frontier, ex._edge_limit(self.A), self.A.nstored,
-                ex.persistent_balance, ex.pull_serial, ex.solo_width, ex.team_width,
-                ex.team_wait_ns, ex.grid_bitmap_edges, int(ex.pull_long_if_cut),
-                _NULL if trace is None else trace.data.ptr,
-                0 if trace is None else trace.size // 4, ex.search_async_after,
-                ex.search_async_frontier, self.deep_seen_ptr)
+                *self.scratch, float(alpha), self.A.n / beta, small_frontier,
+                ex._edge_limit(self.A), self.A.nstored, balance, serial, solo_width, width,
+                wait_ns, bits_edges, int(long_if_cut), trace_ptr, trace_words // 4,
+                async_after, async_frontier, self.deep_seen_ptr)
         return packed
 
     @property
@@ -586,8 +586,9 @@ class BfsSteps:
                              plan.packed(self), source, pv, lv, max_level)
 
     def _search_settings(self) -> tuple:
-        """The executor's settings that a search's argument holds (:meth:`SearchPlan.packed`),
-        read on every search: a change takes effect on the next one."""
+        """The executor's settings that a search's argument holds, read on every search (a
+        change takes effect on the next one), in the order :meth:`SearchPlan.packed` takes
+        them (the edge limit as :meth:`_edge_limit` works it out from the fourth)."""
         trace = self.search_trace
         return (self.pull_list_cap, self.pull_chunk, self.small_frontier,
                 self.persistent_edge_limit, self.persistent_balance, self.pull_serial,

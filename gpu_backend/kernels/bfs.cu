@@ -996,7 +996,7 @@ struct Walk {
 
 // The search's arrays and settings: the kernel's one argument (__grid_constant__, read from
 // the constant bank, so that its pointers take no registers). Every field is 8 bytes, in
-// the order bfs_steps.py packs them (_SEARCH_FIELDS).
+// the order bfs_steps.py packs them (_SEARCH_FIELDS, then _SEARCH_CALL).
 template <typename I>
 struct Search {
     const I* indptr; const I* indices; const I* in_ptr;
