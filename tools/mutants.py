@@ -16,7 +16,7 @@ A mutation is *killed* when its tests fail on every seed (the table names the fi
 that failed on each), *survived* when they pass on some seed: then the suite lacks a test
 that checks what the mutation breaks. It is *stale* when a snippet is no longer found
 exactly once (the code moved on: refresh the snippet, never drop the mutation silently),
-and *skipped* when it mutates the gpu executor and CuPy or a CUDA device is missing.
+and *skipped* when its tests are the gpu executor's and CuPy or a CUDA device is missing.
 
 Numba caches its compiled loops in ``__pycache__`` beside each source, keyed by the
 source's content, but a loop that inlines a helper from another file keeps the old helper.
@@ -71,7 +71,8 @@ class Mutation:
 
     @property
     def gpu(self) -> bool:
-        return any(e.path.startswith("gpu_backend/") for e in self.edits)
+        """Whether its tests need a CUDA device (the GPU test files skip without one)."""
+        return any(t.startswith("tests/test_gpu_") for t in self.tests)
 
 
 def _mutation(name, what, path, old, new, tests, k=None, more=()):
@@ -599,8 +600,8 @@ MUTATIONS = (
         "gpu-async-deep-seen-ignored",
         "the host launches the kernel with the asynchronous finish only where told to always",
         "gpu_backend/bfs_steps.py",
-        "deep = self.search_async_always or plan.deep_seen[0]",
-        "deep = self.search_async_always",
+        "if self.search_async_always or plan.deep_seen[0]",
+        "if self.search_async_always",
         ["tests/test_gpu_bfs.py::"
          "test_a_graph_s_searches_finish_asynchronously_once_one_met_the_rule"]),
     _mutation(
@@ -610,6 +611,23 @@ MUTATIONS = (
         "            if (finish != ASYNC_ABORTED) return;",
         "            return;",
         ["tests/test_gpu_bfs.py::test_async_finish_that_overflows_starts_again_with_levels"]),
+    _mutation(
+        "gpu-search-next-bank-not-zeroed",
+        "a team of the search starts on the counters the team three before left: its "
+        "levels' sizes and edges are wrong where the whole grid's teams hand nothing over",
+        "gpu_backend/kernels/bfs.cu",
+        "                for (int i = 0; i < BANK; ++i) next[i] = 0;",
+        "                ;",
+        ["tests/test_gpu_bfs.py::test_search_paths_on_generator_classes",
+         "tests/test_gpu_bfs.py::test_search_where_long_in_lists_cluster"]),
+    _mutation(
+        "search-call-fields-swapped",
+        "the search's levels and parents are packed in each other's field of the kernel's "
+        "argument",
+        "gpu_backend/bfs_steps.py",
+        '_SEARCH_CALL = (("source", "q"), ("pv", "q"), ("lv", "q"), ("max_level", "q"))',
+        '_SEARCH_CALL = (("source", "q"), ("lv", "q"), ("pv", "q"), ("max_level", "q"))',
+        ["tests/test_kernel_arguments.py"]),
     _mutation(
         "gpu-search-pull-long-never",
         "the search's pull levels never share out the rest of the long in-lists: vertices "
