@@ -956,9 +956,9 @@ __global__ void mark_queue(const I* __restrict__ q, long long nq, int val, int* 
 // The direction rule of lagraph_py/algorithms/bfs.py, applied after every level to the
 // kernels' exact counts: push -> pull when the frontier grew and its out-edges exceed the
 // in-edges of unvisited vertices (the stored entries less the in-edges of the vertices
-// visited) / alpha; pull -> push once it shrinks below pull_min vertices. A frontier of at most small_frontier vertices and edge_limit out-edges is
-// pushed whatever the direction (a pull costs a pass over all n vertices), as the gpu
-// executor's level steps do.
+// visited) / alpha; pull -> push once it shrinks below pull_min vertices. A frontier of at
+// most small_frontier vertices and edge_limit out-edges is pushed whatever the direction
+// (a pull costs a pass over all n vertices), as the gpu executor's level steps do.
 struct Rule {
     double alpha, pull_min;
     long long small_frontier;
