@@ -929,8 +929,8 @@ MUTATIONS = (
         "the host memory estimate kept with a Graph ignores whether its transpose is made: "
         "the estimate from before (which counts the transpose) refuses later calls that fit",
         "lagraph_py/memory.py",
-        "key = f\"memory.{task}.{path_of(executor)}.{method}.{int('transpose' in G._cache)}\"",
-        "key = f\"memory.{task}.{path_of(executor)}.{method}\"",
+        "key = f\"memory.{task}.{path}.{method}.{int('transpose' in G._cache)}\"",
+        "key = f\"memory.{task}.{path}.{method}\"",
         ["tests/test_memory.py::test_a_kept_estimate_follows_the_transpose"]),
     _mutation(
         "cc-placed-after-its-matrix",
