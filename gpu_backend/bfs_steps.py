@@ -106,7 +106,8 @@ _SEARCH_FIELDS = (
     ("pull_chunk", "q"), ("n", "q"), ("words", "q"), ("st", "q"), ("bits", "q"),
     ("queues", "q"), ("degs", "q"), ("totals", "q"), ("hc", "q"), ("hub_deg", "q"),
     ("ctl", "q"), ("bar", "q"), ("alpha", "d"), ("pull_min", "d"), ("small_frontier", "q"),
-    ("edge_limit", "q"), ("stored", "q"), ("balance", "q"), ("serial", "q"),
+    ("edge_limit", "q"), ("stored", "q"), ("balance", "q"), ("balance_short", "q"),
+    ("serial", "q"),
     ("solo_width", "q"), ("width", "q"), ("wait_ns", "q"), ("bits_edges", "q"),
     ("long_if_cut", "q"), ("trace", "q"), ("trace_len", "q"), ("async_after", "q"),
     ("async_frontier", "q"), ("deep_seen", "q"))
@@ -387,16 +388,17 @@ class SearchPlan:
         settings = ex._search_settings()
         packed = self._packed.get(settings)
         if packed is None:
-            (cap, chunk, small_frontier, _, balance, serial, solo_width, width, wait_ns,
-             bits_edges, long_if_cut, async_after, async_frontier, alpha, beta,
-             trace) = settings
+            (cap, chunk, small_frontier, _, balance, balance_short, serial, solo_width,
+             width, wait_ns, bits_edges, long_if_cut, async_after, async_frontier, alpha,
+             beta, trace) = settings
             cap, chunk = cap or self.list_cap, chunk or self.chunk
             trace_ptr, trace_words = trace or (_NULL, 0)
             packed = self._packed[settings] = _SEARCH_PLAN.pack(   # in the fields' order
                 *self.graph[:7], *self.long_items(cap, chunk), cap, chunk, *self.graph[7:],
                 *self.scratch, float(alpha), self.A.n / beta, small_frontier,
-                ex._edge_limit(self.A), self.A.nstored, balance, serial, solo_width, width,
-                wait_ns, bits_edges, int(long_if_cut), trace_ptr, trace_words // 4,
+                ex._edge_limit(self.A), self.A.nstored, balance, balance_short, serial,
+                solo_width, width, wait_ns, bits_edges, int(long_if_cut), trace_ptr,
+                trace_words // 4,
                 async_after, async_frontier, self.deep_seen_ptr)
         return packed
 
@@ -440,6 +442,17 @@ class BfsSteps:
     #: The persistent kernel expands a level edge-balanced (not a thread group per vertex)
     #: when its largest out-degree exceeds this many rounds of a group.
     persistent_balance = 16
+    #: The same for a level of the whole search (:meth:`bfs_search`) by a team of blocks
+    #: whose frontier holds at most 2,048 vertices: each block then makes the frontier's
+    #: degree prefix in its shared memory, without a barrier of the team, so a level whose
+    #: largest out-degree takes a group a few rounds (a crawl's second level: 30 vertices,
+    #: 1,500 out-edges, one of 435, a group of 64 lanes a vertex) is balanced too (H200,
+    #: kernel times from the trace, levels only, 16 sources, two interleaved rounds, 4
+    #: against 16: uk-2007-05@100000 66.1 against 67.7 µs, soc-Slashdot0902 82.8 against
+    #: 85.9, wiki-Vote 51.0 against 52.6; cnr-2000, ca-CondMat, Kronecker 20 and 22, uniform
+    #: 2^22 x 16, the 1000 x 1000 grid and USA-road-NY within 1%; 0: cnr-2000 294 against
+    #: 274 µs, the grid 7.4 against 4.5 ms).
+    persistent_balance_short = 4
     #: In direction-optimizing runs, expand small frontiers with the queue kernel.
     small_level_guard = True
     #: pull_hub tries in-neighbours in decreasing out-degree (``DeviceMatrix.pull_lists``);
@@ -591,7 +604,8 @@ class BfsSteps:
         them (the edge limit as :meth:`_edge_limit` works it out from the fourth)."""
         trace = self.search_trace
         return (self.pull_list_cap, self.pull_chunk, self.small_frontier,
-                self.persistent_edge_limit, self.persistent_balance, self.pull_serial,
+                self.persistent_edge_limit, self.persistent_balance,
+                self.persistent_balance_short, self.pull_serial,
                 self.solo_width, self.team_width, self.team_wait_ns, self.grid_bitmap_edges,
                 self.pull_long_if_cut, self.search_async_after, self.search_async_frontier,
                 bfs_text.ALPHA, bfs_text.BETA,

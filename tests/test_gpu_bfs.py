@@ -335,9 +335,14 @@ SEARCH_PATHS = {
     "teams_queues": {"solo_width": 0, "team_width": 64,     # ... the grid's push levels
                      "grid_bitmap_edges": 1 << 62},         # leave queues, not bitmaps
     "pull": {"small_frontier": 0, "persistent_edge_limit": 0},   # pull when the rule says
-    "balanced": {"persistent_balance": 0},            # every push level edge-balanced
+    "balanced": {"persistent_balance": 0,             # every push level edge-balanced
+                 "persistent_balance_short": 0},
     "teams_balanced": {"solo_width": 0, "team_width": 64,   # ... by teams (each block its
-                       "persistent_balance": 0},            # own degree prefix while short)
+                       "persistent_balance": 0,             # own degree prefix while short)
+                       "persistent_balance_short": 0},
+    "teams_grouped": {"solo_width": 0, "team_width": 64,    # ... never edge-balanced: a
+                      "persistent_balance": 1 << 40,        # group of lanes a vertex
+                      "persistent_balance_short": 1 << 40},
     "long": {"pull_list_cap": 2, "small_frontier": 0,   # pulls, in-lists beyond 2 entries
              "persistent_edge_limit": 0},               # shared out in chunks (pull_long)
     "long_every_level": {"pull_list_cap": 2, "small_frontier": 0,   # ... pull_long on

@@ -736,9 +736,10 @@ __device__ __forceinline__ void push_edge(long long u, long long v, int k, int* 
 // threads calls it (SOLO: one block, and cur may lie in shared memory). A group of g
 // threads expands each frontier vertex (group_size), so a one-vertex frontier spreads over
 // all threads and a grid graph uses 4 threads a vertex. A level whose largest out-degree
-// exceeds `balance` rounds of its groups (a hub among leaves) is expanded edge-balanced
-// instead, as push_balanced does: `prefix()` returns the inclusive prefix sum of the
-// frontier's out-degrees (after the barrier it needs), and every thread takes every
+// exceeds `balance` rounds of its groups (a hub among leaves; `balance_short` for a team's
+// frontier of at most HC vertices, whose prefix each block makes alone) is expanded
+// edge-balanced instead, as push_balanced does: `prefix()` returns the inclusive prefix sum
+// of the frontier's out-degrees (after the barrier it needs), and every thread takes every
 // nthreads-th edge, finding its source by binary search. Counters, one atomic per block
 // (SOLO: per warp) each: *cq the next frontier's size, *ce its out-edges, *cin its
 // in-edges, *cmax its largest out-degree.
@@ -746,6 +747,7 @@ template <typename I, bool SOLO, class Prefix>
 __device__ __forceinline__ void push_level(
         const I* __restrict__ indptr, const I* __restrict__ indices, const I* __restrict__ in_ptr,
         const I* cur, long long nq, unsigned long long max_deg, long long balance,
+        long long balance_short,
         unsigned* nbits, I* nxt, long long* nxt_deg, I* snxt, long long scap,
         unsigned long long* cq, int k, int* st, long long* pv, unsigned char* pp, long long* lv,
         unsigned char* lp, int want_parent, unsigned long long* hc, long long hub_deg,
@@ -761,6 +763,7 @@ __device__ __forceinline__ void push_level(
     };
     const long long g = group_size(max_deg, nq, nthreads);
     unsigned long long my_found = 0, my_out = 0, my_in = 0, my_max = 0;
+    if (!SOLO && nq <= HC) balance = balance_short;
     if (max_deg > (unsigned long long)(balance * g)) {            // edge-balanced level
         const long long* scan = prefix();
         const long long total = tid < nthreads ? load_word(&scan[nq - 1]) : 0;
@@ -838,7 +841,7 @@ __global__ void push_persistent(const I* __restrict__ indptr, const I* __restric
             ctl[3 + z] = 0;
             ctl[7 + z] = 0;
         }
-        push_level<I, false>(indptr, indices, in_ptr, cur, nq, max_deg, balance,
+        push_level<I, false>(indptr, indices, in_ptr, cur, nq, max_deg, balance, balance,
                              (unsigned*)nullptr, nxt, (long long*)nullptr, (I*)nullptr, 0,
                              &ctl[r], k, st, pv, pp, lv, lp, want_parent, hc, hub_deg,
                              &ctl[3 + r], &ctl[6], &ctl[7 + r], tid, nthreads, [&]() {
@@ -1014,7 +1017,10 @@ struct Search {
     unsigned long long* hc; long long hub_deg;
     unsigned long long* ctl; unsigned int* bar;
     Rule rule;
-    long long balance, serial, solo_width, width;
+    long long balance, balance_short;  // push_level's balance: a team's frontier of more
+                                       // entries than HC, and of at most HC (whose degree
+                                       // prefix each block makes in shared memory)
+    long long serial, solo_width, width;
     long long wait_ns;                 // blocks_sync's pause of the blocks outside a team
     long long bits_edges;              // push_team: a grid's level of this many out-edges
                                        // leaves a bitmap
@@ -1308,7 +1314,8 @@ __device__ __forceinline__ void push_team(const Search<I>& S, Walk& w, long long
         }
         unsigned long long* c = cnt + 4 * r;
         push_level<I, SOLO>(S.indptr, S.indices, S.in_ptr,
-                            copy >= 0 ? sq + copy * scap : S.queue(cur), nq, w.maxd, S.balance,
+                            copy >= 0 ? sq + copy * scap : S.queue(cur), nq, w.maxd,
+                            S.balance, S.balance_short,
                             to_bits ? S.bitmap(1 - cur) : (unsigned*)nullptr, S.queue(1 - cur),
                             S.deg(1 - cur), SOLO ? sq + (copy == 0 ? scap : 0) : (I*)nullptr,
                             scap, c, (int)w.k + 1, S.st, S.pv, (unsigned char*)nullptr, S.lv,
