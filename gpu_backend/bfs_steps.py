@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import math
 import struct
-import threading
 import weakref
 
 import cupy as cp
@@ -60,8 +59,8 @@ from lagraph_py.algorithms import bfs as bfs_text
 from lagraph_py.executor import PULL, PUSH, Executor, LevelStats
 
 from . import _module, host_handover
-from .storage import (ensure_fits, out_of_core_now, pinned_words, streamed_alloc,
-                      streamed_empty)
+from .storage import (ensure_fits, host_words, out_of_core_now, pinned_words, read_back,
+                      streamed_alloc, streamed_empty)
 from .vector import GpuVector
 
 HC = 2048                      # hub cache slots (bfs.cu)
@@ -71,7 +70,6 @@ _SLOTS = 64                    # levels whose counters are zeroed by one fill
 _CTL = 12                      # control words of push_persistent and pull_hub (bfs.cu CTL)
 _NCNT = 3 * _SLOTS + 2 * _CTL + 1  # counter words of a BFS state
 _PREFIX_ONE_BLOCK = 1 << 14    # queues up to this long get their degree prefix in one block
-_D2H = 2                       # cudaMemcpyDeviceToHost
 _NO_HUBS = np.iinfo(np.int64).max   # a hub degree that no vertex reaches
 _NO_LIMIT = np.iinfo(np.int32).max  # levels: as many as the frontier lasts
 #: What a BFS's parent and level vectors hold where absent, from their first fused step on
@@ -122,35 +120,13 @@ def _fusable(semiring, parent, level) -> bool:
             and (level is None or level.dtype == np.int64))
 
 
-_HOST_WORDS = 5                # counters copied back, or results a kernel publishes (bfs.cu)
 _UNWRITTEN = 2**64 - 1
-_pinned = threading.local()
-
-
-def _host_buffer() -> tuple[np.ndarray, int]:
-    """This thread's pinned host words and their address: counters are copied into them,
-    and the multi-level kernels write their results there directly (pinned memory shares
-    the device's address space)."""
-    buf = getattr(_pinned, "buf", None)
-    if buf is None:
-        words = pinned_words(_HOST_WORDS, np.uint64)
-        buf = _pinned.buf = words, words.ctypes.data
-    return buf
-
-
-def _read_back(address: int, count: int) -> list[int]:
-    """``count`` device words at ``address`` as Python ints (sync: one small copy)."""
-    host, host_address = _host_buffer()
-    stream = cp.cuda.get_current_stream()
-    cp.cuda.runtime.memcpyAsync(host_address, address, 8 * count, _D2H, stream.ptr)
-    stream.synchronize()
-    return host[:count].tolist()
 
 
 def _result_words() -> int:
     """Host address for a multi-level kernel's results (bfs.cu ``publish``), marked
     unwritten until the kernel writes them."""
-    host, host_address = _host_buffer()
+    host, host_address = host_words()
     host.fill(_UNWRITTEN)
     return host_address
 
@@ -158,7 +134,7 @@ def _result_words() -> int:
 def _published() -> list[int]:
     """The results the last multi-level kernel published (sync: waits for it)."""
     cp.cuda.get_current_stream().synchronize()
-    words = _host_buffer()[0].tolist()
+    words = host_words()[0].tolist()
     if _UNWRITTEN in words:
         raise RuntimeError("a BFS kernel ended without publishing its results")
     return words
@@ -795,7 +771,7 @@ class BfsSteps:
                 (_module.grid_for(n, bl, 8),), (bl,),
                 (s.st, n, kk, nxt, A.indptr, in_ptr, cnt_at, s.hc, A.hub_deg, s.bits[0]))
             s.bits_level = [k, None]
-        nq, fe, vin = _read_back(cnt_at, 3)                     # sync: the one per level
+        nq, fe, vin = read_back(cnt_at, 3)                     # sync: the one per level
         f = self._frontier(n, nxt, nq, fe, pv)
         self._finish(s, parent, level, f, k)
         stats = LevelStats(nq, fe, vin) if degrees is not None else LevelStats(nq, 0, 0)

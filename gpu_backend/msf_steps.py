@@ -32,12 +32,14 @@ only synchronizations) every ``ROUNDS_PER_SYNC`` rounds of the second phase.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import cupy as cp
 import numpy as np
 
 from . import _module
 from .storage import (device_empty, device_index_dtype, ensure_fits, free_bytes,
-                      in_managed_memory, out_of_core_now, streamed_empty)
+                      in_managed_memory, out_of_core_now, read_back, streamed_alloc)
 
 #: The first phase runs on the lightest ``LIGHT_PER_VERTEX * n`` edges (a forest has < n).
 #: 1 was fastest on Kronecker 20..22 and the 2000x2000 grid on an H100 (tried 1, 2, 3, 5;
@@ -182,9 +184,18 @@ class MsfSteps:
             return none, none.copy(), cp.empty(0, dtype=wdtype), cp.arange(n, dtype=np.int64)
         run = _Run(A, E, wdtype)
         k = (run.fused if E.m <= FUSED_EDGES else run.launched)(E, self._barrier())
-        if k > run.forest.size:
+        if k > run.forest_size:
             raise RuntimeError("msf: more forest edges than a forest has on the gpu executor")
-        return run.src[:k], run.dst[:k], run.weight[:k], run.labels
+        return run.results(k)
+
+
+def _carve(memory: cp.cuda.MemoryPointer, sizes) -> list:
+    """Pointers to consecutive parts of ``memory``, of ``sizes`` bytes each."""
+    parts, at = [], 0
+    for size in sizes:
+        parts.append(memory + at)
+        at += size
+    return parts
 
 
 def _grid(work: int) -> tuple[int]:
@@ -215,23 +226,65 @@ class _Run:
         self.I, self.n = I, n
         cap = max(1, n - 1)
         sizes = (_CNT * 8 // I.itemsize, E.m, E.m, n, 2 * n, cap)
+        nbytes = [size * I.itemsize for size in sizes]
+        # the outputs: the forest's rows, the labels, the forest's weights
+        out_bytes = (8 * cap, 8 * cap, 8 * n, np.dtype(weight_dtype).itemsize * cap)
         if out_of_core_now():       # apart: only the lists are large enough to be managed
-            parts = [cp.empty(size, dtype=I) for size in sizes[:-1]] + [streamed_empty(cap, I)]
-        else:
-            scratch, parts, at = cp.empty(sum(sizes), dtype=I), [], 0
-            for size in sizes:
-                parts.append(scratch[at:at + size])
-                at += size
-        cnt, *self.lists, self.parent, self.both, self.forest = parts
-        self.cnt = cnt.view(np.uint64)
-        self.minkey = [self.both[:n], self.both[n:]]
-        self.src, self.dst = (streamed_empty(cap, np.int64) for _ in range(2))  # written once
-        self.weight = streamed_empty(cap, weight_dtype)
-        self.labels = streamed_empty(n, np.int64)
+            mems = [cp.empty(size, dtype=I).data for size in sizes[:-1]]
+            mems.append(streamed_alloc(nbytes[-1]))
+            outs = [streamed_alloc(size) for size in out_bytes]
+        else:                       # one allocation for the scratch, one for the outputs
+            mems = _carve(cp.cuda.alloc(sum(nbytes)), nbytes)
+            outs = _carve(streamed_alloc(sum(out_bytes)), out_bytes)
+        # the scratch's parts by name, (memory, items), made arrays only where a step
+        # needs them (the launched phases), not for the one launch of a smaller graph
+        self._parts = dict(zip(("cnt", "list0", "list1", "parent", "both", "forest"),
+                               zip(mems, sizes)))
+        self.forest_size = cap
+        self._outputs = outs, weight_dtype
+        self.src, self.dst, self.labels, self.weight = (out.ptr for out in outs)
         self.weights = E.weights
         self.cap, self.ends = E.m, E.ends
         self.nlight = min(E.m, LIGHT_PER_VERTEX * n)
         self.i = 0                                 # the list the next round reads
+
+    def ptr(self, part: str) -> int:
+        """Device address of a part of the scratch."""
+        return self._parts[part][0].ptr
+
+    def _array(self, part: str) -> cp.ndarray:
+        memory, size = self._parts[part]
+        return cp.ndarray((size,), self.I, memory)
+
+    @cached_property
+    def cnt(self) -> cp.ndarray:
+        return self._array("cnt").view(np.uint64)
+
+    @cached_property
+    def lists(self) -> list:
+        return [self._array("list0"), self._array("list1")]
+
+    @cached_property
+    def parent(self) -> cp.ndarray:
+        return self._array("parent")
+
+    @cached_property
+    def both(self) -> cp.ndarray:
+        return self._array("both")
+
+    @cached_property
+    def minkey(self) -> list:
+        return [self.both[:self.n], self.both[self.n:]]
+
+    @cached_property
+    def forest(self) -> cp.ndarray:
+        return self._array("forest")
+
+    def results(self, k: int) -> tuple:
+        """The outputs as arrays: the forest's ``k`` rows and weights, and the labels."""
+        (src, dst, labels, weight), weight_dtype = self._outputs
+        return (cp.ndarray((k,), np.int64, src), cp.ndarray((k,), np.int64, dst),
+                cp.ndarray((k,), weight_dtype, weight), cp.ndarray((self.n,), np.int64, labels))
 
     def max_rounds(self) -> int:
         """More rounds than Borůvka needs: each round at least halves the components that
@@ -242,13 +295,14 @@ class _Run:
         """Every phase in one launch (``msf_fused``), the forest's rows and weights in
         rank order included; returns the forest's size."""
         kernel = _module.kernel("msf_fused", self.I)
+        ptr = self.ptr
         _module.launch_resident(
             kernel, min(_grid(E.m)[0], FUSED_BLOCKS_PER_SM * _module.sm_count()), BLOCK,
             (E.ends, E.m, self.nlight, np.int32(LIGHT_ROUNDS), np.int32(self.max_rounds()),
-             self.n, self.parent, self.both, *self.lists, self.cnt, self.forest,
-             self.forest.size, self.labels, self.src, self.dst, *self.output_weights(),
-             barrier))
-        _, _, k, _, failed, _ = (int(x) for x in self.cnt.get())         # sync
+             self.n, ptr("parent"), ptr("both"), ptr("list0"), ptr("list1"), ptr("cnt"),
+             ptr("forest"), self.forest_size, self.labels, self.src, self.dst,
+             *self.output_weights(), barrier))
+        _, _, k, _, failed = read_back(ptr("cnt"), 5)                    # sync
         if failed:
             raise RuntimeError("msf: Borůvka rounds made no progress on the gpu executor")
         return k
@@ -310,7 +364,7 @@ class _Run:
         return self.weights, np.int32(self.weights.itemsize), self.weight
 
     def count(self, j: int) -> int:
-        return self.cnt.data.ptr + 8 * j
+        return self.ptr("cnt") + 8 * j
 
     def light_on_device(self, E) -> bool:
         """Where the edge list is in managed memory (out of core) and has heavy edges, run

@@ -349,6 +349,35 @@ def out_of_core(managed_from: int, advice: str = "host", streamed_managed: bool 
         _placement.allocator = outer
 
 
+HOST_WORDS = 5                 # words of host_words: counters copied back, or results a
+                               # kernel publishes (bfs.cu)
+_D2H = 2                       # cudaMemcpyDeviceToHost
+_pinned = threading.local()
+
+
+def host_words() -> tuple[np.ndarray, int]:
+    """This thread's :data:`HOST_WORDS` pinned host words (uint64) and their address:
+    counters are copied into them (:func:`read_back`), and the multi-level BFS kernels
+    write their results there directly (pinned memory shares the device's address
+    space)."""
+    buf = getattr(_pinned, "buf", None)
+    if buf is None:
+        words = pinned_words(HOST_WORDS, np.uint64)
+        buf = _pinned.buf = words, words.ctypes.data
+    return buf
+
+
+def read_back(address: int, count: int) -> list[int]:
+    """``count`` (at most :data:`HOST_WORDS`) device words at ``address`` as Python ints
+    (a sync: one small copy on the current stream into :func:`host_words`, where
+    ``ndarray.get`` would also make a host array: a few µs of a small call)."""
+    host, host_address = host_words()
+    stream = cp.cuda.get_current_stream()
+    cp.cuda.runtime.memcpyAsync(host_address, address, 8 * count, _D2H, stream.ptr)
+    stream.synchronize()
+    return host[:count].tolist()
+
+
 def pinned_words(count: int, dtype) -> np.ndarray:
     """``count`` zeroed words of ``dtype`` in pinned host memory, which kernels read and
     write at their address (``.ctypes.data``; pinned memory shares the device's address
